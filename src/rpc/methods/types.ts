@@ -1,0 +1,46 @@
+/**
+ * The shape every JSON-RPC method file exports. A method is a name, the API group that enables it,
+ * and a handler that receives the raw `params` array and the request context. Handlers validate their
+ * params with `rpc/params.ts`, call services, and format results with `rpc/format/`.
+ */
+import type { Services } from '../services.js';
+
+export const API_GROUPS = [
+  'ADMIN',
+  'CLIQUE',
+  'DEBUG',
+  'EEA',
+  'ENGINE',
+  'ETH',
+  'IBFT',
+  'MINER',
+  'NET',
+  'PERM',
+  'PLUGINS',
+  'PRIV',
+  'QBFT',
+  'TRACE',
+  'TXPOOL',
+  'WEB3',
+  'TESTING',
+] as const;
+export type ApiGroup = (typeof API_GROUPS)[number];
+
+/** Who sent the request, when authentication is on. */
+export interface AuthenticatedUser {
+  username?: string;
+  permissions: readonly string[];
+  privacyPublicKey?: string;
+}
+
+export interface MethodContext {
+  services: Services;
+  user?: AuthenticatedUser;
+  transport: 'http' | 'ws' | 'engine';
+}
+
+export interface RpcMethod {
+  name: string;
+  group: ApiGroup;
+  handler(params: readonly unknown[], ctx: MethodContext): unknown | Promise<unknown>;
+}
