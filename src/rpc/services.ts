@@ -1,10 +1,23 @@
 /**
- * The backend every adapter (JSON-RPC, WebSocket, GraphQL, engine) answers from. Built once in node.ts.
+ * The backend every adapter (JSON-RPC, WebSocket, GraphQL, engine) answers from. Built once in
+ * node.ts; adapters never reach below these services.
  */
+import type { Common } from '@ethereumjs/common';
+import type { ChainStore } from '../chain/chainStore.js';
+import type { BlockImporter } from '../chain/importer.js';
 import type { Config } from '../config/types.js';
+import type { WorldState } from '../state/worldState.js';
 
 export interface Services {
   config: Config;
-  // Filled in by node.ts: chain, state, execution, … (typed as they are added)
-  [name: string]: unknown;
+  /** Common at genesis; blocks and headers carry their own hardfork-set copies. */
+  common: Common;
+  chain: ChainStore;
+  world: WorldState;
+  importer: BlockImporter;
+  /** `web3_clientVersion`, e.g. `alder/v0.1.0/linux-x64/node-v20.20.2`. */
+  clientVersion: string;
+  networkId: bigint;
+  /** Number of connected peers (0 until networking exists). */
+  peerCount(): number;
 }

@@ -1,0 +1,315 @@
+/**
+ * The chain as stored: headers, bodies, receipts, senders, total difficulty, the canonical
+ * number→hash index, the transaction index and the head pointer. Reads decode on demand and keep
+ * recently used blocks decoded. Writes arrive as one WriteBatch per block from the importer.
+ */
+import { EventEmitter } from 'node:events';
+import {
+  type Block,
+  type BlockHeader,
+  createBlockFromBytesArray,
+  createBlockHeaderFromRLP,
+} from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { RLP } from '@ethereumjs/rlp';
+import { Address, bigIntToBytes, bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { type Database, WriteBatch, metaKey, numberKey } from '../db/database.js';
+import { type StoredReceipt, decodeReceipt, decodeReceiptList } from './receipts.js';
+
+export interface Head {
+  number: bigint;
+  hash: Uint8Array;
+}
+
+export interface TxLocation {
+  blockHash: Uint8Array;
+  index: number;
+}
+
+export interface NewHeadEvent {
+  head: Block;
+  /** Blocks that became canonical, oldest first (the head last). */
+  added: Block[];
+  /** Blocks that left the canonical chain, newest first. */
+  removed: Block[];
+}
+
+class Lru<K, V> {
+  private map = new Map<K, V>();
+  constructor(private readonly max: number) {}
+  get(k: K): V | undefined {
+    const v = this.map.get(k);
+    if (v !== undefined) {
+      this.map.delete(k);
+      this.map.set(k, v);
+    }
+    return v;
+  }
+  set(k: K, v: V): void {
+    this.map.delete(k);
+    this.map.set(k, v);
+    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
+  }
+  delete(k: K): void {
+    this.map.delete(k);
+  }
+  clear(): void {
+    this.map.clear();
+  }
+}
+
+const HEAD = metaKey('head');
+const GENESIS = metaKey('genesis');
+const SAFE = metaKey('safe');
+const FINALIZED = metaKey('finalized');
+
+export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
+  private headCache: Head | undefined;
+  private readonly blocks = new Lru<string, Block>(512);
+  private readonly headers = new Lru<string, BlockHeader>(2048);
+  private readonly receiptCache = new Lru<string, StoredReceipt[]>(256);
+  private readonly senderCache = new Lru<string, Address[]>(512);
+
+  constructor(
+    readonly db: Database,
+    readonly common: Common,
+  ) {
+    super();
+    this.setMaxListeners(0);
+  }
+
+  // ---------------------------------------------------------------- head and tags
+
+  head(): Head {
+    if (!this.headCache) {
+      const hash = this.db.get('meta', HEAD);
+      if (!hash) throw new Error('chain has no head: genesis was not initialised');
+      const header = this.getHeader(hash);
+      if (!header) throw new Error('head block missing from the database');
+      this.headCache = { number: header.number, hash: new Uint8Array(hash) };
+    }
+    return this.headCache;
+  }
+
+  headHeader(): BlockHeader {
+    return this.getHeader(this.head().hash) as BlockHeader;
+  }
+
+  genesisHash(): Uint8Array | undefined {
+    return this.db.get('meta', GENESIS);
+  }
+
+  safeHash(): Uint8Array | undefined {
+    return this.db.get('meta', SAFE);
+  }
+
+  finalizedHash(): Uint8Array | undefined {
+    return this.db.get('meta', FINALIZED);
+  }
+
+  setForkchoiceTags(batch: WriteBatch, safe?: Uint8Array, finalized?: Uint8Array): void {
+    if (safe) batch.put('meta', SAFE, safe);
+    if (finalized) batch.put('meta', FINALIZED, finalized);
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  canonicalHash(number: bigint): Uint8Array | undefined {
+    if (number < 0n) return undefined;
+    return this.db.get('canonical', numberKey(number));
+  }
+
+  isCanonical(hash: Uint8Array, number: bigint): boolean {
+    const c = this.canonicalHash(number);
+    return c !== undefined && bytesEqual(c, hash);
+  }
+
+  hasBlock(hash: Uint8Array): boolean {
+    return this.db.has('headers', hash);
+  }
+
+  getHeader(hash: Uint8Array): BlockHeader | undefined {
+    const key = bytesToHex(hash);
+    const cached = this.headers.get(key) ?? this.blocks.get(key)?.header;
+    if (cached) return cached;
+    const raw = this.db.get('headers', hash);
+    if (!raw) return undefined;
+    const header = createBlockHeaderFromRLP(raw, { common: this.common, setHardfork: true, skipConsensusFormatValidation: true });
+    this.headers.set(key, header);
+    return header;
+  }
+
+  getHeaderByNumber(number: bigint): BlockHeader | undefined {
+    const hash = this.canonicalHash(number);
+    return hash ? this.getHeader(hash) : undefined;
+  }
+
+  getRawHeader(hash: Uint8Array): Uint8Array | undefined {
+    return this.db.get('headers', hash);
+  }
+
+  getBlock(hash: Uint8Array): Block | undefined {
+    const key = bytesToHex(hash);
+    const cached = this.blocks.get(key);
+    if (cached) return cached;
+    const headerRaw = this.db.get('headers', hash);
+    const bodyRaw = this.db.get('bodies', hash);
+    if (!headerRaw || !bodyRaw) return undefined;
+    const headerValues = RLP.decode(headerRaw) as Uint8Array[];
+    const body = RLP.decode(bodyRaw) as unknown as Uint8Array[][];
+    const block = createBlockFromBytesArray(
+      [headerValues, ...body] as unknown as Parameters<typeof createBlockFromBytesArray>[0],
+      { common: this.common, setHardfork: true, skipConsensusFormatValidation: true },
+    );
+    this.blocks.set(key, block);
+    return block;
+  }
+
+  getBlockByNumber(number: bigint): Block | undefined {
+    const hash = this.canonicalHash(number);
+    return hash ? this.getBlock(hash) : undefined;
+  }
+
+  /** Block RLP exactly as it travels on the wire. */
+  getRawBlock(hash: Uint8Array): Uint8Array | undefined {
+    const headerRaw = this.db.get('headers', hash);
+    const bodyRaw = this.db.get('bodies', hash);
+    if (!headerRaw || !bodyRaw) return undefined;
+    const body = RLP.decode(bodyRaw) as unknown as Uint8Array[];
+    return RLP.encode([RLP.decode(headerRaw), ...body] as never);
+  }
+
+  getRawReceipts(hash: Uint8Array): Uint8Array[] | undefined {
+    const raw = this.db.get('receipts', hash);
+    return raw ? decodeReceiptList(raw) : undefined;
+  }
+
+  getReceipts(hash: Uint8Array): StoredReceipt[] | undefined {
+    const key = bytesToHex(hash);
+    const cached = this.receiptCache.get(key);
+    if (cached) return cached;
+    const raw = this.getRawReceipts(hash);
+    if (!raw) return undefined;
+    const receipts = raw.map(decodeReceipt);
+    this.receiptCache.set(key, receipts);
+    return receipts;
+  }
+
+  getSenders(hash: Uint8Array): Address[] | undefined {
+    const key = bytesToHex(hash);
+    const cached = this.senderCache.get(key);
+    if (cached) return cached;
+    const raw = this.db.get('senders', hash);
+    if (!raw) return undefined;
+    const out: Address[] = [];
+    for (let i = 0; i < raw.length; i += 20) out.push(new Address(raw.slice(i, i + 20)));
+    this.senderCache.set(key, out);
+    return out;
+  }
+
+  getTotalDifficulty(hash: Uint8Array): bigint | undefined {
+    const raw = this.db.get('td', hash);
+    return raw ? bytesToBigInt(raw) : undefined;
+  }
+
+  getTxLocation(txHash: Uint8Array): TxLocation | undefined {
+    const raw = this.db.get('txIndex', txHash);
+    if (!raw) return undefined;
+    return { blockHash: raw.slice(0, 32), index: new DataView(raw.buffer, raw.byteOffset + 32, 4).getUint32(0) };
+  }
+
+  // ---------------------------------------------------------------- writes (used by the importer)
+
+  putBlock(
+    batch: WriteBatch,
+    block: Block,
+    td: bigint,
+    receipts: Uint8Array[],
+    senders: Address[],
+  ): void {
+    const hash = block.hash();
+    batch.put('headers', hash, block.header.serialize());
+    const raw = block.raw();
+    batch.put('bodies', hash, RLP.encode(raw.slice(1) as never));
+    batch.put('receipts', hash, RLP.encode(receipts));
+    const s = new Uint8Array(senders.length * 20);
+    senders.forEach((a, i) => s.set(a.bytes, i * 20));
+    batch.put('senders', hash, s);
+    batch.put('td', hash, bigIntToBytes(td));
+    this.blocks.set(bytesToHex(hash), block);
+  }
+
+  /**
+   * Makes `newHead` (already stored, or stored in this batch) the canonical head: rewrites the
+   * canonical index and the transaction index from the common ancestor. Returns the blocks added
+   * and removed; the caller commits the batch, then calls `headCommitted`.
+   */
+  setHead(batch: WriteBatch, newHead: Block): { added: Block[]; removed: Block[] } {
+    const added: Block[] = [newHead];
+    const removed: Block[] = [];
+    let oldHead: Head | undefined;
+    try {
+      oldHead = this.head();
+    } catch {
+      oldHead = undefined;
+    }
+    // Walk the new chain back until it meets the canonical chain.
+    let cursor = newHead;
+    while (cursor.header.number > 0n) {
+      const parentHash = cursor.header.parentHash;
+      if (this.isCanonical(parentHash, cursor.header.number - 1n)) break;
+      const parent = this.getBlock(parentHash);
+      if (!parent) throw new Error(`missing ancestor ${bytesToHex(parentHash)}`);
+      added.unshift(parent);
+      cursor = parent;
+    }
+    const forkNumber = added[0].header.number - 1n; // last block both chains share
+    if (oldHead) {
+      for (let n = oldHead.number; n > forkNumber; n--) {
+        const h = this.canonicalHash(n);
+        if (!h) continue;
+        const b = this.getBlock(h);
+        if (b) {
+          removed.push(b);
+          for (const tx of b.transactions) batch.del('txIndex', tx.hash());
+        }
+        batch.del('canonical', numberKey(n));
+      }
+    }
+    for (const b of added) {
+      const hash = b.hash();
+      batch.put('canonical', numberKey(b.header.number), hash);
+      b.transactions.forEach((tx, i) => {
+        const idx = new Uint8Array(36);
+        idx.set(hash, 0);
+        new DataView(idx.buffer).setUint32(32, i);
+        batch.put('txIndex', tx.hash(), idx);
+      });
+    }
+    batch.put('meta', HEAD, newHead.hash());
+    return { added, removed };
+  }
+
+  markGenesis(batch: WriteBatch, hash: Uint8Array): void {
+    batch.put('meta', GENESIS, hash);
+  }
+
+  /** Called after a batch that moved the head was committed. */
+  headCommitted(event: NewHeadEvent): void {
+    this.headCache = { number: event.head.header.number, hash: event.head.hash() };
+    if (event.removed.length > 0) this.receiptCache.clear();
+    this.emit('newHead', event);
+  }
+
+  newBatch(): WriteBatch {
+    return new WriteBatch();
+  }
+}
+
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+export { hexToBytes };

@@ -1,0 +1,51 @@
+/**
+ * Receipts as stored: the consensus encoding (typed envelope for typed transactions), one list per
+ * block. The same bytes serve debug_getRawReceipts and the receipts root.
+ */
+import { RLP } from '@ethereumjs/rlp';
+import { bytesToBigInt, concatBytes } from '@ethereumjs/util';
+
+export type LogTuple = [address: Uint8Array, topics: Uint8Array[], data: Uint8Array];
+
+export interface StoredReceipt {
+  type: number;
+  /** 1 success, 0 failure; absent before Byzantium, where `root` is set instead. */
+  status?: 0 | 1;
+  root?: Uint8Array;
+  cumulativeGasUsed: bigint;
+  bloom: Uint8Array;
+  logs: LogTuple[];
+}
+
+export function decodeReceipt(raw: Uint8Array): StoredReceipt {
+  let type = 0;
+  let body = raw;
+  if (raw[0] < 0x80) {
+    type = raw[0];
+    body = raw.subarray(1);
+  }
+  const [statusOrRoot, gas, bloom, logs] = RLP.decode(body) as unknown as [
+    Uint8Array,
+    Uint8Array,
+    Uint8Array,
+    LogTuple[],
+  ];
+  const r: StoredReceipt = { type, cumulativeGasUsed: bytesToBigInt(gas), bloom, logs };
+  if (statusOrRoot.length === 32) r.root = statusOrRoot;
+  else r.status = statusOrRoot.length === 0 || statusOrRoot[0] === 0 ? 0 : 1;
+  return r;
+}
+
+export function encodeReceiptList(encoded: Uint8Array[]): Uint8Array {
+  return RLP.encode(encoded);
+}
+
+export function decodeReceiptList(raw: Uint8Array): Uint8Array[] {
+  return RLP.decode(raw) as Uint8Array[];
+}
+
+export function locationValue(blockHash: Uint8Array, index: number): Uint8Array {
+  const idx = new Uint8Array(4);
+  new DataView(idx.buffer).setUint32(0, index);
+  return concatBytes(blockHash, idx);
+}

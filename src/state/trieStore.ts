@@ -1,0 +1,62 @@
+/**
+ * The key-value store under every Merkle-Patricia trie of the world state (account trie, storage
+ * tries and contract code). Reads go to LMDB; writes are held in memory until the block that made
+ * them is committed, then move into that block's write batch. Nodes are never deleted (archive).
+ */
+import type { BatchDBOp, DB } from '@ethereumjs/util';
+import type { Database, WriteBatch } from '../db/database.js';
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+function hexKeyToBytes(hex: string): Uint8Array {
+  const out = new Uint8Array(hex.length >>> 1);
+  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.substr(i * 2, 2), 16);
+  return out;
+}
+
+export function bytesToHexKey(b: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < b.length; i++) s += HEX[b[i]];
+  return s;
+}
+
+export class TrieStore implements DB<string, Uint8Array> {
+  private pending = new Map<string, Uint8Array>();
+
+  constructor(private readonly db: Database) {}
+
+  async get(key: string): Promise<Uint8Array | undefined> {
+    return this.pending.get(key) ?? this.db.get('trie', hexKeyToBytes(key));
+  }
+
+  async put(key: string, value: Uint8Array): Promise<void> {
+    this.pending.set(key, value);
+  }
+
+  async del(_key: string): Promise<void> {
+    // Archive node: trie nodes stay, so that every block's state can still be read and proven.
+  }
+
+  async batch(ops: BatchDBOp<string, Uint8Array>[]): Promise<void> {
+    for (const op of ops) if (op.type === 'put') this.pending.set(op.key, op.value);
+  }
+
+  shallowCopy(): DB<string, Uint8Array> {
+    return this;
+  }
+
+  open(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** Moves the held writes into `batch`; call right before the batch is committed. */
+  drainInto(batch: WriteBatch): void {
+    for (const [k, v] of this.pending) batch.put('trie', hexKeyToBytes(k), v);
+    this.pending = new Map();
+  }
+
+  /** Forgets held writes (the block that made them was invalid). */
+  discard(): void {
+    this.pending = new Map();
+  }
+}
