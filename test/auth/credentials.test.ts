@@ -82,7 +82,10 @@ describe('login check (file re-read every time)', () => {
       permissions: ['net:*', 'eth:blockNumber'],
       privacyPublicKey: 'A1aVtMxLCUHmBVHXoZzzBgPbW/wj5axDpW9X8l91SGo=',
     });
-    expect(await authenticateUser(p, 'admin', 'pegasys')).toEqual({ username: 'admin', permissions: ['*:*'] });
+    expect(await authenticateUser(p, 'admin', 'pegasys')).toEqual({
+      username: 'admin',
+      permissions: ['*:*'],
+    });
     expect(await authenticateUser(p, 'admin', 'wrong')).toBeUndefined();
     expect(await authenticateUser(p, 'nobody', 'pegasys')).toBeUndefined();
     expect(await authenticateUser(p, '__proto__', 'pegasys')).toBeUndefined();
@@ -93,7 +96,10 @@ describe('login check (file re-read every time)', () => {
     const p = writeTemp(dir, 'edit.toml', good());
     expect(await authenticateUser(p, 'carol', 'pegasys')).toBeUndefined();
     writeFileSync(p, `${good()}\n[Users.carol]\npassword = "${hash}"\npermissions = ["eth:*"]\n`);
-    expect(await authenticateUser(p, 'carol', 'pegasys')).toEqual({ username: 'carol', permissions: ['eth:*'] });
+    expect(await authenticateUser(p, 'carol', 'pegasys')).toEqual({
+      username: 'carol',
+      permissions: ['eth:*'],
+    });
     writeFileSync(p, good());
     expect(await authenticateUser(p, 'carol', 'pegasys')).toBeUndefined();
   });

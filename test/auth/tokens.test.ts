@@ -19,7 +19,11 @@ const keyFile = (kind: Parameters<typeof testKey>[0], name = `${kind}.pem`) =>
 
 const b64u = (x: string | Buffer) => Buffer.from(x).toString('base64url');
 
-function hmacToken(header: Record<string, unknown>, payload: Record<string, unknown>, secret: Buffer | string) {
+function hmacToken(
+  header: Record<string, unknown>,
+  payload: Record<string, unknown>,
+  secret: Buffer | string,
+) {
   const input = `${b64u(JSON.stringify(header))}.${b64u(JSON.stringify(payload))}`;
   return `${input}.${createHmac('sha256', secret).update(input).digest('base64url')}`;
 }
@@ -37,7 +41,11 @@ describe('external public-key tokens: every supported algorithm and curve', () =
   for (const [alg, kind] of cases) {
     it(`${alg} on ${kind}`, async () => {
       const verifier = await loadExternalTokenVerifier(keyFile(kind), alg);
-      const token = signToken({ alg, typ: 'JWT' }, claims({ permissions: ['eth:*'], privacyPublicKey: 'k' }), testKey(kind).privateKey);
+      const token = signToken(
+        { alg, typ: 'JWT' },
+        claims({ permissions: ['eth:*'], privacyPublicKey: 'k' }),
+        testKey(kind).privateKey,
+      );
       const check = await verifier.verify(token);
       expect(check).toEqual({ ok: true, user: { permissions: ['eth:*'], privacyPublicKey: 'k' } });
     });
@@ -56,26 +64,40 @@ describe('external key loading refuses weak or mismatched keys at startup', () =
     );
   });
   it('curve or key type not matching the algorithm', async () => {
-    await expect(loadExternalTokenVerifier(keyFile('p384'), 'ES256')).rejects.toThrow(/does not match algorithm ES256/);
-    await expect(loadExternalTokenVerifier(keyFile('p256'), 'ES384')).rejects.toThrow(/does not match algorithm ES384/);
+    await expect(loadExternalTokenVerifier(keyFile('p384'), 'ES256')).rejects.toThrow(
+      /does not match algorithm ES256/,
+    );
+    await expect(loadExternalTokenVerifier(keyFile('p256'), 'ES384')).rejects.toThrow(
+      /does not match algorithm ES384/,
+    );
     await expect(loadExternalTokenVerifier(keyFile('p256'), 'RS256')).rejects.toThrow(/not an RSA key/);
     await expect(loadExternalTokenVerifier(keyFile('rsa2048'), 'ES512')).rejects.toThrow(/does not match/);
     await expect(loadExternalTokenVerifier(keyFile('ed25519'), 'ES256')).rejects.toThrow(/does not match/);
   });
   it('HMAC and unknown algorithms', async () => {
-    await expect(loadExternalTokenVerifier(keyFile('rsa2048'), 'HS256')).rejects.toThrow(/shared-secret algorithm/);
-    await expect(loadExternalTokenVerifier(keyFile('rsa2048'), 'rs256')).rejects.toThrow(/Invalid JWT algorithm/);
-    await expect(loadExternalTokenVerifier(keyFile('rsa2048'), 'none')).rejects.toThrow(/Invalid JWT algorithm/);
+    await expect(loadExternalTokenVerifier(keyFile('rsa2048'), 'HS256')).rejects.toThrow(
+      /shared-secret algorithm/,
+    );
+    await expect(loadExternalTokenVerifier(keyFile('rsa2048'), 'rs256')).rejects.toThrow(
+      /Invalid JWT algorithm/,
+    );
+    await expect(loadExternalTokenVerifier(keyFile('rsa2048'), 'none')).rejects.toThrow(
+      /Invalid JWT algorithm/,
+    );
   });
   it('files that are not a PEM public key', async () => {
     await expect(loadExternalTokenVerifier(writeTemp(dir, 'empty.pem', ''))).rejects.toThrow(
       'Authentication RPC public key file format is invalid',
     );
-    await expect(loadExternalTokenVerifier(writeTemp(dir, 'junk.pem', '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n'))).rejects.toThrow(
-      'Authentication RPC public key file format is invalid',
-    );
+    await expect(
+      loadExternalTokenVerifier(
+        writeTemp(dir, 'junk.pem', '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n'),
+      ),
+    ).rejects.toThrow('Authentication RPC public key file format is invalid');
     const pkcs1 = testKey('rsa2048').publicKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-    await expect(loadExternalTokenVerifier(writeTemp(dir, 'pkcs1.pem', pkcs1))).rejects.toThrow(/format is invalid/);
+    await expect(loadExternalTokenVerifier(writeTemp(dir, 'pkcs1.pem', pkcs1))).rejects.toThrow(
+      /format is invalid/,
+    );
     await expect(loadExternalTokenVerifier(`${dir}/missing.pem`)).rejects.toThrow(/could not be read/);
   });
   it('takes the first PEM block whatever its label', async () => {
@@ -103,7 +125,9 @@ describe('attacks on token verification', () => {
     expect(await rs.verify(unsigned)).toMatchObject({ ok: false });
     const signed = signToken({ alg: 'RS256' }, claims(), rsaPriv());
     const [, p, s] = signed.split('.');
-    expect(await rs.verify(`${b64u(JSON.stringify({ alg: 'none' }))}.${p}.${s}`)).toMatchObject({ ok: false });
+    expect(await rs.verify(`${b64u(JSON.stringify({ alg: 'none' }))}.${p}.${s}`)).toMatchObject({
+      ok: false,
+    });
     expect(await rs.verify(`${b64u(JSON.stringify({ alg: 'None' }))}.${p}.`)).toMatchObject({ ok: false });
   });
 
@@ -138,9 +162,16 @@ describe('attacks on token verification', () => {
     const [h, , s] = token.split('.');
     const widened = `${h}.${b64u(JSON.stringify(claims({ permissions: ['*:*'] })))}.${s}`;
     expect(await rs.verify(widened)).toEqual({ ok: false, reason: 'bad signature' });
-    const k1Token = signToken({ alg: 'ES256' }, claims({ permissions: ['net:*'] }), testKey('secp256k1').privateKey);
+    const k1Token = signToken(
+      { alg: 'ES256' },
+      claims({ permissions: ['net:*'] }),
+      testKey('secp256k1').privateKey,
+    );
     const [kh, , ks] = k1Token.split('.');
-    expect(await k1.verify(`${kh}.${b64u(JSON.stringify(claims()))}.${ks}`)).toEqual({ ok: false, reason: 'bad signature' });
+    expect(await k1.verify(`${kh}.${b64u(JSON.stringify(claims()))}.${ks}`)).toEqual({
+      ok: false,
+      reason: 'bad signature',
+    });
   });
 
   it('tokens without permissions or without exp', async () => {
@@ -154,7 +185,9 @@ describe('attacks on token verification', () => {
       ok: false,
       reason: 'token has no expiry (exp)',
     });
-    expect(await rs.verify(signToken({ alg: 'RS256' }, claims({ permissions: '*:*' }), rsaPriv()))).toMatchObject({
+    expect(
+      await rs.verify(signToken({ alg: 'RS256' }, claims({ permissions: '*:*' }), rsaPriv())),
+    ).toMatchObject({
       ok: false,
     });
   });
@@ -172,7 +205,10 @@ describe('attacks on token verification', () => {
     const es = signToken({ alg: 'ES256' }, claims(), testKey('p256').privateKey);
     expect(await rs.verify(es)).toMatchObject({ ok: false, reason: expect.stringMatching(/not accepted/) });
     const rs384 = signToken({ alg: 'RS384' }, claims(), rsaPriv());
-    expect(await rs.verify(rs384)).toMatchObject({ ok: false, reason: expect.stringMatching(/not accepted/) });
+    expect(await rs.verify(rs384)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/not accepted/),
+    });
   });
 
   it('garbage', async () => {
@@ -229,14 +265,16 @@ describe('createAuth startup validation', () => {
   });
 
   it('refuses a 1024-bit RSA key', async () => {
-    await expect(createAuth({ enabled: true, jwtPublicKeyFile: keyFile('rsa1024') })).rejects.toThrow(/2048 bits/);
+    await expect(createAuth({ enabled: true, jwtPublicKeyFile: keyFile('rsa1024') })).rejects.toThrow(
+      /2048 bits/,
+    );
   });
 
   it('refuses both methods at once', async () => {
     const creds = writeTemp(dir, 'c.toml', '[Users.a]\npassword = "x"\npermissions = ["*:*"]\n');
-    await expect(createAuth({ enabled: true, credentialsFile: creds, jwtPublicKeyFile: keyFile('rsa2048') })).rejects.toThrow(
-      /not both/,
-    );
+    await expect(
+      createAuth({ enabled: true, credentialsFile: creds, jwtPublicKeyFile: keyFile('rsa2048') }),
+    ).rejects.toThrow(/not both/);
   });
 
   it('disabled auth permits everything and has no login', async () => {
@@ -256,7 +294,11 @@ describe('createAuth startup validation', () => {
     expect(await a.authenticate(undefined)).toEqual({ error: 'missing' });
     expect(await a.authenticate('bearer x')).toEqual({ error: 'missing' });
     expect(await a.authenticate('Bearer ')).toEqual({ error: 'invalid' });
-    const b = await createAuth({ enabled: true, jwtPublicKeyFile: keyFile('rsa2048'), noAuthMethods: ['eth_chainId'] });
+    const b = await createAuth({
+      enabled: true,
+      jwtPublicKeyFile: keyFile('rsa2048'),
+      noAuthMethods: ['eth_chainId'],
+    });
     expect(b.required).toBe(false);
     const permit = b.permit(undefined);
     expect(permit({ name: 'eth_chainId', group: 'ETH', handler: () => 1 })).toBe(true);

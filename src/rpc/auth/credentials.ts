@@ -34,7 +34,10 @@ function isTable(value: unknown): value is TomlTable {
  * non-empty array (`permissions = []` is rejected here even though the docs describe empty lists), and
  * a `privacyPublicKey` that is not a non-empty string.
  */
-export async function validateCredentialsFile(path: string, transport: AuthTransportLabel = 'HTTP'): Promise<void> {
+export async function validateCredentialsFile(
+  path: string,
+  transport: AuthTransportLabel = 'HTTP',
+): Promise<void> {
   try {
     await stat(path);
   } catch {
@@ -59,7 +62,9 @@ export async function validateCredentialsFile(path: string, transport: AuthTrans
     );
   }
   if (Object.keys(doc).length === 0) {
-    throw new AuthConfigError(`Invalid RPC ${transport} authentication credentials file: Empty TOML result: ${text}`);
+    throw new AuthConfigError(
+      `Invalid RPC ${transport} authentication credentials file: Empty TOML result: ${text}`,
+    );
   }
   const users = doc.Users;
   if (!isTable(users)) {
@@ -126,5 +131,7 @@ export async function authenticateUser(
 
   // Besu turns each array element into its string form.
   const permissions = rawPermissions.map((p) => String(p));
-  return privacyPublicKey === undefined ? { username, permissions } : { username, permissions, privacyPublicKey };
+  return privacyPublicKey === undefined
+    ? { username, permissions }
+    : { username, permissions, privacyPublicKey };
 }

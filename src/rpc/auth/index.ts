@@ -4,7 +4,12 @@
  * configuration with the operator-facing message Besu prints.
  */
 import type { AuthenticatedUser, RpcMethod } from '../methods/types.js';
-import { AuthConfigError, type AuthTransportLabel, authenticateUser, validateCredentialsFile } from './credentials.js';
+import {
+  AuthConfigError,
+  type AuthTransportLabel,
+  authenticateUser,
+  validateCredentialsFile,
+} from './credentials.js';
 import { isPermitted } from './permissions.js';
 import {
   type ClockOptions,
@@ -64,7 +69,11 @@ export function bearerToken(header: string | undefined): string | undefined {
   return header?.startsWith(BEARER) ? header.slice(BEARER.length) : undefined;
 }
 
-const LOGIN_NOT_ENABLED: LoginResponse = { status: 400, body: '', statusMessage: 'Authentication not enabled' };
+const LOGIN_NOT_ENABLED: LoginResponse = {
+  status: 400,
+  body: '',
+  statusMessage: 'Authentication not enabled',
+};
 const LOGIN_FIELDS_REQUIRED: LoginResponse = {
   status: 400,
   body: 'Authentication failed: username and password are required.',
@@ -145,7 +154,8 @@ export async function createAuth(opts: AuthOptions): Promise<RpcAuth> {
     },
     permit(user) {
       return (method) =>
-        noAuth.has(method.name) || (user !== undefined && isPermitted(user.permissions, method.group, method.name));
+        noAuth.has(method.name) ||
+        (user !== undefined && isPermitted(user.permissions, method.group, method.name));
     },
   };
 }
@@ -164,7 +174,8 @@ function parseLoginBody(body: string): { username: string; password: string } | 
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'missing';
   const { username, password } = value as Record<string, unknown>;
-  if (username === undefined || username === null || password === undefined || password === null) return 'missing';
+  if (username === undefined || username === null || password === undefined || password === null)
+    return 'missing';
   if (typeof username !== 'string' || typeof password !== 'string') return 'not-strings';
   return { username, password };
 }

@@ -143,7 +143,8 @@ export function checkKeyForAlgorithm(key: KeyObject, algorithm: JwtAlgorithm): v
   }
   const curves = CURVES[algorithm as keyof typeof CURVES];
   if (type !== 'ec' || details.namedCurve === undefined || !curves.includes(details.namedCurve)) {
-    const found = type === 'ec' ? `an EC key on ${details.namedCurve ?? 'an unknown curve'}` : `a ${type} key`;
+    const found =
+      type === 'ec' ? `an EC key on ${details.namedCurve ?? 'an unknown curve'}` : `a ${type} key`;
     throw new AuthConfigError(
       `Authentication RPC public key does not match algorithm ${algorithm}: it needs an EC key on ${curves.join(' or ')}, found ${found}`,
     );
@@ -173,9 +174,14 @@ const NODE_HASH: Record<JwtAlgorithm, string> = {
 
 /** A verifier for one key and one algorithm. jose checks the signature, except for ES256 on secp256k1
  * (jose ties ES256 to P-256), where node:crypto checks the raw r||s signature over the same input. */
-export function createTokenVerifier(key: KeyObject, algorithm: JwtAlgorithm, options: ClockOptions = {}): TokenVerifier {
+export function createTokenVerifier(
+  key: KeyObject,
+  algorithm: JwtAlgorithm,
+  options: ClockOptions = {},
+): TokenVerifier {
   const now = options.now ?? systemNow;
-  const viaNodeCrypto = key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'secp256k1';
+  const viaNodeCrypto =
+    key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'secp256k1';
 
   async function verify(token: string): Promise<TokenCheck> {
     if (typeof token !== 'string' || token === '') return { ok: false, reason: 'no token' };
@@ -191,7 +197,8 @@ export function createTokenVerifier(key: KeyObject, algorithm: JwtAlgorithm, opt
 
     let payload: Record<string, unknown> | undefined;
     if (viaNodeCrypto) {
-      if (header.crit !== undefined || header.b64 !== undefined) return { ok: false, reason: 'unsupported header' };
+      if (header.crit !== undefined || header.b64 !== undefined)
+        return { ok: false, reason: 'unsupported header' };
       const signature = Buffer.from(parts[2] as string, 'base64url');
       const good =
         signature.length === 64 &&
@@ -220,7 +227,8 @@ export function createTokenVerifier(key: KeyObject, algorithm: JwtAlgorithm, opt
 
 function checkClaims(claims: Record<string, unknown>, now: number): TokenCheck {
   const { exp, iat, nbf, permissions, username, privacyPublicKey } = claims;
-  if (typeof exp !== 'number' || !Number.isFinite(exp)) return { ok: false, reason: 'token has no expiry (exp)' };
+  if (typeof exp !== 'number' || !Number.isFinite(exp))
+    return { ok: false, reason: 'token has no expiry (exp)' };
   if (now >= exp) return { ok: false, reason: 'token expired' };
   if (iat !== undefined && (typeof iat !== 'number' || iat > now)) {
     return { ok: false, reason: 'token issued in the future (iat)' };
