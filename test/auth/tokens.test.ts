@@ -47,7 +47,7 @@ describe('external public-key tokens: every supported algorithm and curve', () =
         testKey(kind).privateKey,
       );
       const check = await verifier.verify(token);
-      expect(check).toEqual({ ok: true, user: { permissions: ['eth:*'], privacyPublicKey: 'k' } });
+      expect(check).toMatchObject({ ok: true, user: { permissions: ['eth:*'], privacyPublicKey: 'k' } });
     });
   }
 
@@ -232,6 +232,7 @@ describe('login tokens', () => {
     expect(await service.verify(token)).toEqual({
       ok: true,
       user: { username: 'alice', permissions: ['eth:*'], privacyPublicKey: 'pk' },
+      expiresAt: payload.exp,
     });
   });
 

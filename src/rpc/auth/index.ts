@@ -140,16 +140,17 @@ export async function createAuth(opts: AuthOptions): Promise<RpcAuth> {
     };
   }
 
+  const verifyToken = cachedVerification(verifier, opts.now ?? (() => Math.floor(Date.now() / 1000)));
   return {
     required: noAuth.size === 0,
     enabled: true,
     mode,
     login,
-    verifyToken: (token) => verifier.verify(token),
+    verifyToken,
     async authenticate(header) {
       const token = bearerToken(header);
       if (token === undefined) return { error: 'missing' };
-      const check = await verifier.verify(token);
+      const check = await verifyToken(token);
       return check.ok ? { user: check.user } : { error: 'invalid' };
     },
     permit(user) {
@@ -157,6 +158,32 @@ export async function createAuth(opts: AuthOptions): Promise<RpcAuth> {
         noAuth.has(method.name) ||
         (user !== undefined && isPermitted(user.permissions, method.group, method.name));
     },
+  };
+}
+
+const VERIFIED_CACHE_SIZE = 1024;
+
+/**
+ * Remembers tokens whose signature and claims checked out, keyed by the whole token string, so a client
+ * that sends the same token with every request (or every WebSocket frame) costs one signature check.
+ * A hit is re-checked against `exp`; nothing else in a verified token can turn bad with time. Failures
+ * are not cached (a token with a future `nbf` becomes valid later).
+ */
+function cachedVerification(verifier: TokenVerifier, now: () => number): (token: string) => Promise<TokenCheck> {
+  const cache = new Map<string, Extract<TokenCheck, { ok: true }>>();
+  return async (token) => {
+    const hit = cache.get(token);
+    if (hit) {
+      if (now() < hit.expiresAt) return hit;
+      cache.delete(token);
+      return { ok: false, reason: 'token expired' };
+    }
+    const check = await verifier.verify(token);
+    if (check.ok) {
+      if (cache.size >= VERIFIED_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      cache.set(token, check);
+    }
+    return check;
   };
 }
 

@@ -29,7 +29,9 @@ export type JwtAlgorithm = (typeof EXTERNAL_JWT_ALGORITHMS)[number];
 export const DEFAULT_JWT_ALGORITHM: JwtAlgorithm = 'RS256';
 
 /** Outcome of checking a token; `reason` is for logs and tests, never sent to the client. */
-export type TokenCheck = { ok: true; user: AuthenticatedUser } | { ok: false; reason: string };
+export type TokenCheck =
+  | { ok: true; user: AuthenticatedUser; /** the token's `exp` (seconds) */ expiresAt: number }
+  | { ok: false; reason: string };
 
 export interface TokenVerifier {
   readonly algorithm: JwtAlgorithm;
@@ -242,7 +244,7 @@ function checkClaims(claims: Record<string, unknown>, now: number): TokenCheck {
   };
   if (typeof username === 'string') user.username = username;
   if (typeof privacyPublicKey === 'string') user.privacyPublicKey = privacyPublicKey;
-  return { ok: true, user };
+  return { ok: true, user, expiresAt: exp };
 }
 
 function decodeJsonObject(part: string): Record<string, unknown> | undefined {

@@ -1,0 +1,35 @@
+/**
+ * What the subscription manager needs from the node: chain, pool and sync events, already formatted as
+ * Besu's JSON. The node implements this over its services (chain `newHead`, tx pool, synchronizer);
+ * tests implement it over an EventEmitter. Each `on…` returns a function that removes the listener.
+ */
+export type JsonObject = Record<string, unknown>;
+
+export interface SubscriptionSource {
+  /**
+   * A block became canonical. Called once per block, in order, for every block of a reorg too.
+   * - `header`: the block as the `newHeads` result (transaction hashes).
+   * - `logs`: the block's logs as log objects (`removed: false`), in log-index order.
+   * - `removedLogs`: logs of blocks that this import took off the canonical chain (sent with
+   *   `removed: true`), or empty.
+   * - `withTransactions`: the same block with full transaction objects, built only when a subscriber
+   *   asked for `{includeTransactions: true}`.
+   */
+  onNewHead(
+    cb: (
+      header: JsonObject,
+      logs: readonly JsonObject[],
+      removedLogs: readonly JsonObject[],
+      withTransactions?: () => JsonObject,
+    ) => void,
+  ): () => void;
+
+  /** A transaction entered the pool: its hash and its pending-transaction detail object. */
+  onPendingTransaction(cb: (hash: string, tx: JsonObject) => void): () => void;
+
+  /** A transaction left the pool without being mined. Optional. */
+  onDroppedTransaction?(cb: (hash: string) => void): () => void;
+
+  /** The sync status changed: the eth_syncing object while syncing, `false` once in sync. */
+  onSyncing(cb: (status: JsonObject | false) => void): () => void;
+}
