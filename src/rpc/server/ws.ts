@@ -1,0 +1,398 @@
+/**
+ * The JSON-RPC WebSocket service (`--rpc-ws-*`), with Besu's observable behaviour:
+ *
+ * - One HTTP listener. WebSocket upgrades on any path become JSON-RPC connections; `POST /login`
+ *   answers logins (each service signs with its own key, so WS needs a WS token); every other HTTP
+ *   request gets 400 `Websocket endpoint can't handle HTTP requests`. A Host header off the allowlist
+ *   gets 403 `{"message":"Host not authorized."}` for HTTP requests and a 403 handshake rejection.
+ * - More than `maxActiveConnections` open TCP connections: the new one is closed at once.
+ * - Frames: at most `maxFrameSize` payload bytes per frame and 4× that per message; beyond either the
+ *   connection is closed with 1009 (message too big), and the oversized message is never executed.
+ * - Messages are handled one at a time per connection, in order. Text or binary, same treatment. An
+ *   empty message ⇒ -32600 (id null); text that is not a JSON object or array ⇒ -32603 (id null, not
+ *   -32700 as on HTTP); a batch has no size limit and an empty batch answers `[]`.
+ * - Authentication: the `Authorization: Bearer <jwt>` header of the upgrade request is the connection's
+ *   token (there is no query-string form). The connection is accepted with or without a valid token,
+ *   and, as Besu does (its WebSocketService re-authenticates the upgrade token for every frame), the
+ *   token is checked again for every message: requests from a connection without a valid token — or
+ *   whose token has expired since it connected — are answered -40100 Unauthorized, request by request
+ *   and batch entry by batch entry, while the connection stays open. Subscriptions made while the token
+ *   was valid keep delivering after it expires: Besu does not check notifications against the token,
+ *   and neither does Alder.
+ * - Slow readers: when the bytes queued for a connection (`bufferedAmount`) would pass
+ *   `maxSendQueueBytes`, nothing more is queued and the connection is closed with 1008 `Send queue
+ *   limit exceeded` (terminated outright if the close cannot get through in `sendQueueCloseGraceMs`).
+ *   While a connection has many requests waiting to be handled, its socket stops being read.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+import { bearerToken, type RpcAuth } from '../auth/index.js';
+import type { DispatchContext, Dispatcher } from '../dispatch.js';
+import { INTERNAL_ERROR, INVALID_REQUEST, type RpcErrorSpec } from '../errors.js';
+import type { AuthenticatedUser } from '../methods/types.js';
+import type { Services } from '../services.js';
+import type { SubscriptionConnection, SubscriptionManager } from '../subscriptions/manager.js';
+import { servicesForConnection } from '../subscriptions/methods.js';
+
+export interface WsServerOptions {
+  host: string;
+  port: number;
+  /** Built with this service's methods and groups, and no batch limit (WS batches have none). */
+  dispatcher: Pick<Dispatcher, 'handle'>;
+  services: Services;
+  /** `--rpc-ws-max-frame-size` (Besu default 1 MiB); a message may span up to 4 frames' worth. */
+  maxFrameSize: number;
+  /** `--rpc-ws-max-active-connections` (Besu default 80). */
+  maxActiveConnections: number;
+  /** `--host-allowlist`; `*` allows any Host. */
+  hostAllowlist: readonly string[];
+  auth?: RpcAuth;
+  /** The node-wide subscription manager; without it eth_subscribe fails. */
+  subscriptions?: SubscriptionManager;
+  /** Bytes that may wait in a connection's send queue before it is closed. Default 16 MiB. */
+  maxSendQueueBytes?: number;
+  /** How long a connection closed for a full send queue gets to complete the close. Default 5 s. */
+  sendQueueCloseGraceMs?: number;
+  /** Largest `POST /login` body accepted. Default 64 KiB. */
+  maxLoginBodyBytes?: number;
+}
+
+export interface WsServer {
+  readonly host: string;
+  /** The bound port (useful with port 0). */
+  readonly port: number;
+  /** Open WebSocket connections. */
+  connectionCount(): number;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MAX_SEND_QUEUE_BYTES = 16 * 1024 * 1024;
+export const CLOSE_MESSAGE_TOO_BIG = 1009;
+export const CLOSE_SEND_QUEUE_FULL = 1008;
+const PAUSE_AFTER_PENDING = 64;
+const RESUME_BELOW_PENDING = 16;
+
+const WHITESPACE_ONLY = /^[ \t\r\n]*$/;
+const EMPTY_BATCH = /^[ \t\r\n]*\[[ \t\r\n]*\][ \t\r\n]*$/;
+const HTTP_NOT_SUPPORTED = "Websocket endpoint can't handle HTTP requests";
+const HOST_NOT_AUTHORIZED = '{"message":"Host not authorized."}';
+
+/** `host[:port]` checked against the allowlist as Besu does (case-insensitive; `*` allows all). */
+export function hostAllowed(allowlist: readonly string[], hostHeader: string | undefined): boolean {
+  if (allowlist.includes('*')) return true;
+  if (hostHeader === undefined) return false;
+  const pieces = hostHeader.split(':');
+  if (pieces.length > 2) return false;
+  if (pieces.length === 2 && !/^\d{1,5}$/.test(pieces[1] as string)) return false;
+  const host = (pieces[0] as string).toLowerCase();
+  return allowlist.some((entry) => entry.toLowerCase() === host);
+}
+
+function errorResponse(error: RpcErrorSpec): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: error.code, message: error.message } });
+}
+
+/**
+ * Follows the client's frame headers on the raw socket so a frame whose payload exceeds the limit is
+ * caught even when the message as a whole would fit (`ws` only limits whole messages).
+ */
+class FrameSizeGuard {
+  private readonly header = Buffer.alloc(14);
+  private have = 0;
+  private need = 2;
+  private skip = 0;
+
+  constructor(private readonly maxFrameSize: number) {}
+
+  /** Feeds raw bytes; false once a frame header announces an oversized payload. */
+  push(chunk: Buffer): boolean {
+    let i = 0;
+    while (i < chunk.length) {
+      if (this.skip > 0) {
+        const n = Math.min(this.skip, chunk.length - i);
+        this.skip -= n;
+        i += n;
+        continue;
+      }
+      this.header[this.have++] = chunk[i++] as number;
+      if (this.have === 2) {
+        const len7 = (this.header[1] as number) & 0x7f;
+        const masked = ((this.header[1] as number) & 0x80) !== 0;
+        this.need = 2 + (len7 === 126 ? 2 : len7 === 127 ? 8 : 0) + (masked ? 4 : 0);
+      }
+      if (this.have >= 2 && this.have === this.need) {
+        const len7 = (this.header[1] as number) & 0x7f;
+        const length =
+          len7 < 126
+            ? len7
+            : len7 === 126
+              ? this.header.readUInt16BE(2)
+              : this.header.readUInt32BE(2) * 2 ** 32 + this.header.readUInt32BE(6);
+        if (length > this.maxFrameSize) return false;
+        this.skip = length;
+        this.have = 0;
+        this.need = 2;
+      }
+    }
+    return true;
+  }
+}
+
+interface Connection extends SubscriptionConnection {
+  readonly ws: WebSocket;
+  services: Services;
+  readonly token: string | undefined;
+  /** Set once the connection is being closed by us; nothing more is executed or sent. */
+  closing: boolean;
+  pending: number;
+  paused: boolean;
+  chain: Promise<void>;
+}
+
+export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
+  const maxSendQueue = opts.maxSendQueueBytes ?? DEFAULT_MAX_SEND_QUEUE_BYTES;
+  const closeGrace = opts.sendQueueCloseGraceMs ?? 5000;
+  const maxLoginBody = opts.maxLoginBodyBytes ?? 64 * 1024;
+  const auth = opts.auth?.enabled ? opts.auth : undefined;
+  const connections = new Set<Connection>();
+  const sockets = new Set<Duplex>();
+  let nextConnectionId = 1;
+
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: opts.maxFrameSize * 4,
+    perMessageDeflate: false,
+    clientTracking: false,
+  });
+
+  const server: Server = createServer((req, res) => {
+    handleHttp(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+  });
+
+  server.on('connection', (socket) => {
+    if (sockets.size >= opts.maxActiveConnections) {
+      socket.destroy();
+      return;
+    }
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!hostAllowed(opts.hostAllowlist, req.headers.host)) {
+      res.writeHead(403, { 'Content-Type': 'application/json; charset=utf-8' });
+      res.end(HOST_NOT_AUTHORIZED);
+      req.resume();
+      return;
+    }
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'POST' && path === '/login') {
+      const body = await readBody(req, maxLoginBody);
+      if (body === undefined) {
+        res.writeHead(413, { Connection: 'close' });
+        res.end();
+        return;
+      }
+      const answer = opts.auth
+        ? await opts.auth.login(body)
+        : { status: 400, body: '', statusMessage: 'Authentication not enabled' };
+      const headers: Record<string, string> = {};
+      if (answer.contentType) headers['Content-Type'] = answer.contentType;
+      if (answer.statusMessage) res.writeHead(answer.status, answer.statusMessage, headers);
+      else res.writeHead(answer.status, headers);
+      res.end(answer.body);
+      return;
+    }
+    req.resume();
+    res.writeHead(400);
+    res.end(HTTP_NOT_SUPPORTED);
+  }
+
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    if (!hostAllowed(opts.hostAllowlist, req.headers.host)) {
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, socket, req));
+  });
+
+  function accept(ws: WebSocket, socket: Duplex, req: IncomingMessage): void {
+    const id = String(nextConnectionId++);
+    const conn: Connection = {
+      id,
+      ws,
+      token: bearerToken(req.headers.authorization),
+      services: opts.services,
+      closing: false,
+      pending: 0,
+      paused: false,
+      chain: Promise.resolve(),
+      send: (message) => send(conn, message),
+    };
+    // Its own services object, bound to this connection for eth_subscribe / eth_unsubscribe.
+    conn.services = servicesForConnection(opts.services, {
+      connection: conn,
+      ...(opts.subscriptions ? { subscriptions: opts.subscriptions } : {}),
+    });
+    connections.add(conn);
+
+    const guard = new FrameSizeGuard(opts.maxFrameSize);
+    socket.prependListener('data', (chunk: Buffer) => {
+      if (!conn.closing && !guard.push(chunk)) closeConnection(conn, CLOSE_MESSAGE_TOO_BIG, 'Max frame size exceeded');
+    });
+
+    ws.on('message', (data: RawData) => enqueue(conn, toBuffer(data)));
+    ws.on('error', () => {
+      // ws closes the connection itself (e.g. 1009 for a message over the limit); just stop working.
+      conn.closing = true;
+    });
+    ws.on('close', () => {
+      conn.closing = true;
+      connections.delete(conn);
+      opts.subscriptions?.removeConnection(conn);
+    });
+  }
+
+  function enqueue(conn: Connection, data: Buffer): void {
+    if (conn.closing) return;
+    conn.pending++;
+    if (!conn.paused && conn.pending >= PAUSE_AFTER_PENDING) {
+      conn.paused = true;
+      conn.ws.pause();
+    }
+    conn.chain = conn.chain
+      .then(() => (conn.closing ? undefined : handleMessage(conn, data)))
+      .catch(() => {
+        send(conn, errorResponse(INTERNAL_ERROR));
+      })
+      .finally(() => {
+        conn.pending--;
+        if (conn.paused && conn.pending <= RESUME_BELOW_PENDING) {
+          conn.paused = false;
+          conn.ws.resume();
+        }
+      });
+  }
+
+  async function handleMessage(conn: Connection, data: Buffer): Promise<void> {
+    // The dispatcher applies the WebSocket parse rules (unparsable or non-object/array ⇒ -32603); the
+    // cases where Besu's WebSocket handler differs from it are settled here: only a truly empty frame
+    // is -32600 (whitespace is unparsable text), and an empty batch answers an empty array.
+    if (data.length === 0) {
+      send(conn, errorResponse(INVALID_REQUEST));
+      return;
+    }
+    const text = data.toString('utf8');
+    if (WHITESPACE_ONLY.test(text)) {
+      send(conn, errorResponse(INTERNAL_ERROR));
+      return;
+    }
+    if (EMPTY_BATCH.test(text)) {
+      send(conn, '[]');
+      return;
+    }
+
+    const ctx = await requestContext(conn);
+    if (conn.closing) return;
+    const result = await opts.dispatcher.handle(text, ctx);
+    if (result.body !== undefined && result.body !== '') send(conn, result.body);
+  }
+
+  /** Who is asking, decided afresh for every message (the token may have expired since the upgrade). */
+  async function requestContext(conn: Connection): Promise<DispatchContext> {
+    if (!auth) return { services: conn.services, transport: 'ws' };
+    let user: AuthenticatedUser | undefined;
+    if (conn.token !== undefined) {
+      const check = await auth.verifyToken(conn.token);
+      if (check.ok) user = check.user;
+    }
+    return {
+      services: conn.services,
+      transport: 'ws',
+      ...(user ? { user } : {}),
+      authRequired: false,
+      permit: auth.permit(user),
+    };
+  }
+
+  function send(conn: Connection, message: string): void {
+    if (conn.closing || conn.ws.readyState !== conn.ws.OPEN) return;
+    if (conn.ws.bufferedAmount + message.length > maxSendQueue) {
+      closeConnection(conn, CLOSE_SEND_QUEUE_FULL, 'Send queue limit exceeded');
+      return;
+    }
+    conn.ws.send(message);
+  }
+
+  function closeConnection(conn: Connection, code: number, reason: string): void {
+    if (conn.closing) return;
+    conn.closing = true;
+    opts.subscriptions?.removeConnection(conn);
+    conn.ws.close(code, reason);
+    const timer = setTimeout(() => conn.ws.terminate(), closeGrace);
+    timer.unref();
+    conn.ws.once('close', () => clearTimeout(timer));
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : opts.port;
+
+  return {
+    host: opts.host,
+    port,
+    connectionCount: () => connections.size,
+    async close() {
+      for (const conn of connections) {
+        conn.closing = true;
+        opts.subscriptions?.removeConnection(conn);
+        conn.ws.terminate();
+      }
+      connections.clear();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      wss.close();
+    },
+  };
+}
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}
+
+/** The request body, or undefined once it passes `limit` bytes. */
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > limit) {
+        over = true;
+        chunks.length = 0;
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!over) resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,18 @@
+export {
+  InvalidSubscriptionRequestError,
+  SUBSCRIPTION_TYPES,
+  type SubscriptionConnection,
+  SubscriptionManager,
+  SubscriptionNotFoundError,
+  type SubscriptionType,
+} from './manager.js';
+export {
+  ethSubscribe,
+  ethUnsubscribe,
+  servicesForConnection,
+  subscriptionMethods,
+  type WsConnectionContext,
+  wsConnectionOf,
+} from './methods.js';
+export type { JsonObject, SubscriptionSource } from './source.js';
+export { type LogFilter, logMatches, parseLogFilter } from './logFilter.js';
