@@ -1,0 +1,280 @@
+/**
+ * The JSON-RPC 2.0 envelope as Besu handles it (besu-facts.md §1.3): parsing, single and batch requests,
+ * notifications, id rules, method resolution (-32601 unknown / -32604 disabled), the permission check,
+ * error mapping and the HTTP status of the answer. HTTP, WebSocket and the engine port share it; the
+ * few WebSocket differences follow `ctx.transport`.
+ *
+ * Responses are built as strings: the envelope by concatenation, the result with one JSON.stringify.
+ * Handlers therefore return JSON-ready values (hex strings, plain objects, arrays, booleans, null).
+ */
+import {
+  ETH_SEND_TX_NOT_AVAILABLE,
+  EXCEEDS_RPC_MAX_BATCH_SIZE,
+  INTERNAL_ERROR,
+  INVALID_REQUEST,
+  logInternalError,
+  METHOD_NOT_ENABLED,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  RpcError,
+  type RpcErrorObject,
+  type RpcErrorSpec,
+  toErrorObject,
+  UNAUTHORIZED,
+} from './errors.js';
+import { isKnownMethodName } from './method-names.js';
+import type { ApiGroup, AuthenticatedUser, MethodContext, RpcMethod } from './methods/types.js';
+import type { Services } from './services.js';
+
+export interface DispatchContext extends MethodContext {
+  services: Services;
+  user?: AuthenticatedUser;
+  transport: 'http' | 'ws' | 'engine';
+  /** Authentication is on: without `permit`, a request with no user is refused with -40100. */
+  authRequired?: boolean;
+  /** Permission check for the resolved method (auth on); false answers -40100 `Unauthorized`. */
+  permit?: (method: RpcMethod) => boolean;
+}
+
+/**
+ * `body` undefined means nothing is sent (a notification; over HTTP: 200 with an empty body).
+ * `bareBody` marks the answers Besu writes without a `Content-Type` header (parse-stage errors).
+ */
+export interface DispatchResult {
+  status: number;
+  body: string | undefined;
+  bareBody?: boolean;
+}
+
+export interface DispatcherOptions {
+  methods: readonly RpcMethod[];
+  enabledGroups: readonly ApiGroup[];
+  /** Largest HTTP batch; 0 or less is unlimited. Not applied over WebSocket. */
+  maxBatchSize: number;
+}
+
+export interface Dispatcher {
+  handle(body: string, ctx: DispatchContext): Promise<DispatchResult>;
+  /** The method a name resolves to when its group is enabled (rpc_modules included). */
+  resolve(name: string): RpcMethod | undefined;
+  /** The enabled groups as rpc_modules reports them. */
+  readonly modules: Readonly<Record<string, string>>;
+}
+
+/** A response that is an error, with the code that decides its HTTP status. */
+class ErrorAnswer {
+  constructor(
+    readonly text: string,
+    readonly code: number,
+  ) {}
+}
+
+/** What one request produces: a success text, an error, or nothing (notification). */
+type Answer = string | ErrorAnswer | undefined;
+
+const HEAD = '{"jsonrpc":"2.0","id":';
+const ID_NULL_HEAD = '{"jsonrpc":"2.0","id":null,"error":';
+
+function errorMemberJson(error: RpcErrorObject): string {
+  let out = `{"code":${error.code},"message":${JSON.stringify(error.message)}`;
+  if (error.data !== undefined && error.data !== null) out += `,"data":${JSON.stringify(error.data)}`;
+  return `${out}}`;
+}
+
+function errorAnswer(idJson: string, error: RpcErrorObject): ErrorAnswer {
+  return new ErrorAnswer(`${HEAD}${idJson},"error":${errorMemberJson(error)}}`, error.code);
+}
+
+function fixedError(spec: RpcErrorSpec): ErrorAnswer {
+  return new ErrorAnswer(`${ID_NULL_HEAD}${errorMemberJson(spec)}}`, spec.code);
+}
+
+const PARSE_ERROR_ANSWER = fixedError(PARSE_ERROR);
+const INVALID_REQUEST_ANSWER = fixedError(INVALID_REQUEST);
+const INTERNAL_ERROR_ANSWER = fixedError(INTERNAL_ERROR);
+const BATCH_TOO_LARGE_ANSWER = fixedError(EXCEEDS_RPC_MAX_BATCH_SIZE);
+const EMPTY_PARAMS: readonly unknown[] = Object.freeze([]);
+
+/** HTTP status of a single (non-batch) answer. */
+function statusOf(answer: Answer): number {
+  if (!(answer instanceof ErrorAnswer)) return 200;
+  const code = answer.code;
+  if (code === -32700 || code === -32600) return 400;
+  if (code === UNAUTHORIZED.code) return 401;
+  return 200;
+}
+
+/** Java `Number.intValue()`: how Besu echoes a numeric id on an invalid request. */
+function javaIntValue(n: number): number {
+  if (Number.isInteger(n)) return Number(BigInt.asIntN(32, BigInt(n)));
+  if (Number.isNaN(n)) return 0;
+  return Math.max(-2147483648, Math.min(2147483647, Math.trunc(n)));
+}
+
+/** Java HashMap iteration order for string keys (small maps, no tree bins), as Besu's rpc_modules map has. */
+function javaHashMapOrder(keys: readonly string[]): string[] {
+  const hashOf = (s: string): number => {
+    let h = 0;
+    for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
+    return h ^ (h >>> 16);
+  };
+  let capacity = 16;
+  while (keys.length > capacity * 0.75) capacity *= 2;
+  return keys
+    .map((key, index) => ({ key, index, bucket: hashOf(key) & (capacity - 1) }))
+    .sort((a, b) => a.bucket - b.bucket || a.index - b.index)
+    .map((e) => e.key);
+}
+
+export function createDispatcher(opts: DispatcherOptions): Dispatcher {
+  const enabled = new Set<ApiGroup>(opts.enabledGroups);
+  const table = new Map<string, RpcMethod>();
+  const registeredNames = new Set<string>();
+  for (const method of opts.methods) {
+    registeredNames.add(method.name);
+    // A method may be registered under several groups (plugins_reloadPluginConfig: ADMIN and PLUGINS).
+    if (enabled.has(method.group) && !table.has(method.name)) table.set(method.name, method);
+  }
+
+  // eth_sendTransaction exists only to refuse (Alder holds no keys), with its own -32604 message.
+  if (enabled.has('ETH') && !registeredNames.has('eth_sendTransaction')) {
+    const ethSendTransaction: RpcMethod = {
+      name: 'eth_sendTransaction',
+      group: 'ETH',
+      handler() {
+        throw new RpcError(ETH_SEND_TX_NOT_AVAILABLE);
+      },
+    };
+    table.set(ethSendTransaction.name, ethSendTransaction);
+  }
+
+  // rpc_modules is always there when any group is enabled: { "<group lowercase>": "1.0" } in the order of
+  // Besu's HashMap. It has no group of its own; permission strings derive from its name (`rpc:*`).
+  const moduleNames = javaHashMapOrder([...new Set(opts.enabledGroups.map((g) => g.toLowerCase()))]);
+  const modules: Record<string, string> = {};
+  for (const name of moduleNames) modules[name] = '1.0';
+  Object.freeze(modules);
+  if (opts.enabledGroups.length > 0 && !table.has('rpc_modules')) {
+    const rpcModules: RpcMethod = {
+      name: 'rpc_modules',
+      group: opts.enabledGroups[0] as ApiGroup,
+      handler: () => modules,
+    };
+    table.set(rpcModules.name, rpcModules);
+  }
+
+  const isKnown = (name: string): boolean => registeredNames.has(name) || isKnownMethodName(name);
+
+  function finishResult(idJson: string, result: unknown, name: string): Answer {
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(result);
+    } catch (err) {
+      logInternalError(err, name);
+      return errorAnswer(idJson, INTERNAL_ERROR);
+    }
+    return `${HEAD}${idJson},"result":${json === undefined ? 'null' : json}}`;
+  }
+
+  function finishError(idJson: string, err: unknown, name: string): Answer {
+    return errorAnswer(idJson, toErrorObject(err, name));
+  }
+
+  /** One request object (or batch element). Synchronous when the handler is. */
+  function processRequest(request: unknown, ctx: DispatchContext): Answer | Promise<Answer> {
+    if (typeof request !== 'object' || request === null || Array.isArray(request)) return INVALID_REQUEST_ANSWER;
+    const req = request as Record<string, unknown>;
+    const id = req.id;
+    const method = req.method;
+    const params = req.params;
+
+    // Besu maps the object onto its request class first; any mismatch is -32600, with the id echoed
+    // only when it is a number (as a Java int).
+    const idOk = id === undefined || id === null || typeof id === 'string' || typeof id === 'number';
+    const methodOk = typeof method === 'string' || typeof method === 'number' || typeof method === 'boolean';
+    const paramsOk = params === undefined || params === null || Array.isArray(params);
+    if (!idOk || !methodOk || !paramsOk) {
+      return typeof id === 'number' ? errorAnswer(String(javaIntValue(id)), INVALID_REQUEST) : INVALID_REQUEST_ANSWER;
+    }
+    // No id member at all: a notification, never answered (not even when it names an unknown method).
+    if (id === undefined) return undefined;
+    const idJson = typeof id === 'string' ? JSON.stringify(id) : id === null ? 'null' : String(id);
+
+    const name = typeof method === 'string' ? method : String(method);
+    const target = table.get(name);
+    if (target === undefined) return errorAnswer(idJson, isKnown(name) ? METHOD_NOT_ENABLED : METHOD_NOT_FOUND);
+
+    const allowed = ctx.permit !== undefined ? ctx.permit(target) : !(ctx.authRequired && ctx.user === undefined);
+    if (!allowed) return errorAnswer(idJson, UNAUTHORIZED);
+
+    let out: unknown;
+    try {
+      out = target.handler((params as unknown[] | null | undefined) ?? EMPTY_PARAMS, ctx);
+    } catch (err) {
+      return finishError(idJson, err, name);
+    }
+    if (out instanceof Promise) {
+      return out.then(
+        (result) => finishResult(idJson, result, name),
+        (err) => finishError(idJson, err, name),
+      );
+    }
+    return finishResult(idJson, out, name);
+  }
+
+  async function processBatch(batch: unknown[], ctx: DispatchContext): Promise<string> {
+    // Sequential, in order; notifications leave no entry.
+    let out = '[';
+    let first = true;
+    for (const element of batch) {
+      let answer = processRequest(element, ctx);
+      if (answer instanceof Promise) answer = await answer;
+      if (answer === undefined) continue;
+      if (!first) out += ',';
+      out += typeof answer === 'string' ? answer : answer.text;
+      first = false;
+    }
+    return `${out}]`;
+  }
+
+  function single(answer: Answer): DispatchResult {
+    if (answer === undefined) return { status: 200, body: undefined };
+    return { status: statusOf(answer), body: typeof answer === 'string' ? answer : answer.text };
+  }
+
+  function bare(answer: ErrorAnswer): DispatchResult {
+    return { status: statusOf(answer), body: answer.text, bareBody: true };
+  }
+
+  async function handle(body: string, ctx: DispatchContext): Promise<DispatchResult> {
+    const ws = ctx.transport === 'ws';
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      // WebSocket: an empty frame is -32600, any other unparsable text -32603.
+      if (ws) return single(body.trim() === '' ? INVALID_REQUEST_ANSWER : INTERNAL_ERROR_ANSWER);
+      return bare(PARSE_ERROR_ANSWER);
+    }
+    if (typeof parsed !== 'object' || parsed === null) {
+      return ws ? single(INTERNAL_ERROR_ANSWER) : bare(PARSE_ERROR_ANSWER);
+    }
+    if (Array.isArray(parsed)) {
+      if (parsed.length === 0) return ws ? single(INVALID_REQUEST_ANSWER) : bare(INVALID_REQUEST_ANSWER);
+      if (!ws && opts.maxBatchSize > 0 && parsed.length > opts.maxBatchSize) {
+        // A single error object, not an array, with HTTP 200.
+        return { status: 200, body: BATCH_TOO_LARGE_ANSWER.text };
+      }
+      return { status: 200, body: await processBatch(parsed, ctx) };
+    }
+    let answer = processRequest(parsed, ctx);
+    if (answer instanceof Promise) answer = await answer;
+    return single(answer);
+  }
+
+  return {
+    handle,
+    resolve: (name) => table.get(name),
+    modules,
+  };
+}
