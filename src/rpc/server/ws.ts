@@ -62,7 +62,7 @@ export interface WsServer {
   readonly host: string;
   /** The bound port (useful with port 0). */
   readonly port: number;
-  /** Open WebSocket connections. */
+  /** WebSocket connections being served (not counting ones we are closing). */
   connectionCount(): number;
   close(): Promise<void>;
 }
@@ -352,7 +352,11 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
   return {
     host: opts.host,
     port,
-    connectionCount: () => connections.size,
+    connectionCount: () => {
+      let n = 0;
+      for (const conn of connections) if (!conn.closing) n++;
+      return n;
+    },
     async close() {
       for (const conn of connections) {
         conn.closing = true;
