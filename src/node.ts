@@ -1,8 +1,30 @@
 /**
  * Composition root: builds every service from one Config and wires them together.
- * The CLI calls these three entry points; nothing else knows every service.
+ * The CLI calls the three entry points at the bottom; nothing else knows every service.
  */
+import { arch, platform } from 'node:os';
+import { join } from 'node:path';
+import { createBlockFromRLP } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { bytesToHex } from '@ethereumjs/util';
+import { ChainStore } from './chain/chainStore.js';
+import { InvalidBlockError, UnknownParentError } from './chain/errors.js';
+import { initGenesis } from './chain/genesis.js';
+import { BlockImporter } from './chain/importer.js';
+import { readBlockFile, writeBlockFile } from './chain/rlpFile.js';
+import { createCommon, genesisHeaderFields } from './config/genesis.js';
 import type { Config } from './config/types.js';
+import { createSealVerifier } from './consensus/ethash/seal.js';
+import { customCrypto } from './crypto/index.js';
+import { Database } from './db/database.js';
+import { logger, setLogLevel } from './log.js';
+import { createDispatcher } from './rpc/dispatch.js';
+import { allMethods } from './rpc/methods/index.js';
+import { startHttpServer } from './rpc/server/http.js';
+import type { Services } from './rpc/services.js';
+import { TrieStore } from './state/trieStore.js';
+import { type GenesisAccount, WorldState } from './state/worldState.js';
+import { VERSION } from './version.js';
 
 export interface RunningNode {
   /** Stops servers and closes the database; resolves when everything is closed. */
@@ -27,14 +49,143 @@ export interface ExportOptions {
   file: string;
 }
 
-export async function startNode(_config: Config): Promise<RunningNode> {
-  throw new Error('startNode: wired in a later commit');
+interface ChainContext {
+  db: Database;
+  common: Common;
+  world: WorldState;
+  chain: ChainStore;
+  importer: BlockImporter;
 }
 
-export async function importBlocks(_config: Config, _files: string[], _opts: ImportOptions): Promise<ImportSummary> {
-  throw new Error('importBlocks: wired in a later commit');
+/** Opens the data directory, writing or checking the genesis block. */
+async function openChain(config: Config, opts: { skipPowValidation?: boolean } = {}): Promise<ChainContext> {
+  const common = createCommon(config.genesis, { customCrypto: customCrypto() });
+  const db = Database.open(join(config.dataPath, 'database'));
+  try {
+    const world = new WorldState(new TrieStore(db), common);
+    const chain = new ChainStore(db, common);
+    const alloc = new Map<string, GenesisAccount>();
+    for (const [address, acc] of config.genesis.alloc) alloc.set(address, acc);
+    await initGenesis(chain, world, { header: genesisHeaderFields(config.genesis), alloc });
+    const ethash = config.genesis.config.ethash;
+    const importer = new BlockImporter(chain, world, {
+      skipPowValidation: opts.skipPowValidation ?? false,
+      fixedDifficulty: ethash?.fixedDifficulty,
+      clique: config.genesis.config.clique !== undefined,
+      verifySeal: createSealVerifier(),
+    });
+    return { db, common, world, chain, importer };
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
 }
 
-export async function exportBlocks(_config: Config, _opts: ExportOptions): Promise<number> {
-  throw new Error('exportBlocks: wired in a later commit');
+export function clientVersion(config: Config): string {
+  const id = config.identity ? `/${config.identity}` : '';
+  return `alder${id}/v${VERSION}/${platform()}-${arch()}/node-${process.version}`;
+}
+
+export async function startNode(config: Config): Promise<RunningNode> {
+  setLogLevel(config.logging);
+  const log = logger('node');
+  const ctx = await openChain(config);
+  const services: Services = {
+    config,
+    common: ctx.common,
+    chain: ctx.chain,
+    world: ctx.world,
+    importer: ctx.importer,
+    clientVersion: clientVersion(config),
+    networkId: config.networkId,
+    peerCount: () => 0,
+  };
+  const head = ctx.chain.head();
+  log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
+  const closers: Array<() => Promise<void>> = [];
+  if (config.rpcHttpEnabled) {
+    const dispatcher = createDispatcher({
+      methods: allMethods,
+      enabledGroups: config.rpcHttpApi,
+      maxBatchSize: config.rpcHttpMaxBatchSize,
+    });
+    const http = await startHttpServer({
+      host: config.rpcHttpHost,
+      port: config.rpcHttpPort,
+      dispatcher,
+      services,
+      maxRequestContentLength: config.rpcHttpMaxRequestContentLength,
+      hostAllowlist: config.hostAllowlist,
+      corsOrigins: config.rpcHttpCorsOrigins,
+      maxActiveConnections: config.rpcHttpMaxActiveConnections,
+      prettyJson: config.jsonPrettyPrintEnabled,
+    });
+    log.info(`JSON-RPC HTTP service started on ${config.rpcHttpHost}:${http.port}`);
+    closers.push(() => http.close());
+  }
+  return {
+    async stop() {
+      for (const close of closers.reverse()) await close();
+      await ctx.importer.idle();
+      await ctx.db.close();
+    },
+  };
+}
+
+export async function importBlocks(config: Config, files: string[], opts: ImportOptions): Promise<ImportSummary> {
+  const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });
+  let imported = 0;
+  let skipped = 0;
+  try {
+    for (const file of files) {
+      for (const { rlp, offset } of readBlockFile(file)) {
+        let block: ReturnType<typeof createBlockFromRLP>;
+        try {
+          block = createBlockFromRLP(rlp, { common: ctx.common, setHardfork: true });
+        } catch (err) {
+          throw new Error(`${file}: cannot decode the block at byte ${offset}: ${(err as Error).message.split('\n')[0]}`);
+        }
+        let result: 'imported' | 'known';
+        try {
+          result = await ctx.importer.importBlock(block);
+        } catch (err) {
+          if (err instanceof InvalidBlockError || err instanceof UnknownParentError) {
+            const head = ctx.chain.head();
+            throw new Error(
+              `${err.message}. Import stopped; the chain keeps every block before it (head ${head.number}, ${bytesToHex(head.hash)}).`,
+            );
+          }
+          throw err;
+        }
+        if (result === 'imported') imported++;
+        else skipped++;
+        opts.onProgress?.(imported + skipped, undefined, block.header.number);
+      }
+    }
+    const head = ctx.chain.head();
+    return { imported, skipped, head: { number: head.number, hash: bytesToHex(head.hash) } };
+  } finally {
+    await ctx.db.close();
+  }
+}
+
+export async function exportBlocks(config: Config, opts: ExportOptions): Promise<number> {
+  const ctx = await openChain(config);
+  try {
+    const head = ctx.chain.head().number;
+    const to = opts.to === undefined || opts.to > head ? head : opts.to;
+    if (opts.from < 0n || opts.from > to) throw new Error(`nothing to export: start block ${opts.from} is after end block ${to}`);
+    const chain = ctx.chain;
+    function* blocks() {
+      for (let n = opts.from; n <= to; n++) {
+        const hash = chain.canonicalHash(n);
+        const raw = hash && chain.getRawBlock(hash);
+        if (!raw) throw new Error(`block ${n} is missing from the database`);
+        yield raw;
+      }
+    }
+    return writeBlockFile(opts.file, blocks());
+  } finally {
+    await ctx.db.close();
+  }
 }

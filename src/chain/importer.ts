@@ -75,6 +75,11 @@ export class BlockImporter {
     return run;
   }
 
+  /** Resolves once every queued import has finished. */
+  async idle(): Promise<void> {
+    await this.queue;
+  }
+
   private async getVm(): Promise<VM> {
     if (!this.vm) {
       this.state = this.world.open(undefined, true);

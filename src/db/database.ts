@@ -47,7 +47,7 @@ export class Database {
 
   static open(path: string): Database {
     mkdirSync(path, { recursive: true });
-    const root = open({ path, maxDbs: STORES.length + 4, mapSize: 2 ** 40, noReadAhead: true });
+    const root = open({ path, maxDbs: STORES.length + 4, mapSize: 2 ** 40 });
     const stores = {} as Record<StoreName, LmdbDb<Uint8Array, Uint8Array>>;
     for (const name of STORES) {
       stores[name] = root.openDB<Uint8Array, Uint8Array>({ name, encoding: 'binary', keyEncoding: 'binary' });
