@@ -182,7 +182,8 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
 
   /** One request object (or batch element). Synchronous when the handler is. */
   function processRequest(request: unknown, ctx: DispatchContext): Answer | Promise<Answer> {
-    if (typeof request !== 'object' || request === null || Array.isArray(request)) return INVALID_REQUEST_ANSWER;
+    if (typeof request !== 'object' || request === null || Array.isArray(request))
+      return INVALID_REQUEST_ANSWER;
     const req = request as Record<string, unknown>;
     const id = req.id;
     const method = req.method;
@@ -194,7 +195,9 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     const methodOk = typeof method === 'string' || typeof method === 'number' || typeof method === 'boolean';
     const paramsOk = params === undefined || params === null || Array.isArray(params);
     if (!idOk || !methodOk || !paramsOk) {
-      return typeof id === 'number' ? errorAnswer(String(javaIntValue(id)), INVALID_REQUEST) : INVALID_REQUEST_ANSWER;
+      return typeof id === 'number'
+        ? errorAnswer(String(javaIntValue(id)), INVALID_REQUEST)
+        : INVALID_REQUEST_ANSWER;
     }
     // No id member at all: a notification, never answered (not even when it names an unknown method).
     if (id === undefined) return undefined;
@@ -202,9 +205,11 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
 
     const name = typeof method === 'string' ? method : String(method);
     const target = table.get(name);
-    if (target === undefined) return errorAnswer(idJson, isKnown(name) ? METHOD_NOT_ENABLED : METHOD_NOT_FOUND);
+    if (target === undefined)
+      return errorAnswer(idJson, isKnown(name) ? METHOD_NOT_ENABLED : METHOD_NOT_FOUND);
 
-    const allowed = ctx.permit !== undefined ? ctx.permit(target) : !(ctx.authRequired && ctx.user === undefined);
+    const allowed =
+      ctx.permit !== undefined ? ctx.permit(target) : !(ctx.authRequired && ctx.user === undefined);
     if (!allowed) return errorAnswer(idJson, UNAUTHORIZED);
 
     let out: unknown;

@@ -42,7 +42,10 @@ export const INVALID_PARAM_COUNT = spec(P, 'Invalid number of params');
 export const INVALID_ACCOUNT_PARAMS = spec(P, 'Invalid account params');
 export const INVALID_ADDRESS_HASH_PARAMS = spec(P, 'Invalid address hash params');
 export const INVALID_ADDRESS_PARAMS = spec(P, 'Invalid address params');
-export const INVALID_BLOB_COUNT = spec(P, 'Invalid blob count (blob transactions must have at least one blob)');
+export const INVALID_BLOB_COUNT = spec(
+  P,
+  'Invalid blob count (blob transactions must have at least one blob)',
+);
 export const INVALID_BLOB_GAS_USED_PARAMS = spec(P, 'Invalid blob gas used param (missing or invalid)');
 /** Besu ≥ 25.3 wording (was `Invalid block, unable to parse RLP`). Also eth_sendRawTransaction's undecodable-RLP quirk. */
 export const INVALID_BLOCK_PARAMS = spec(P, 'Invalid block param (block not found)');
@@ -60,7 +63,10 @@ export const INVALID_ENGINE_EXCHANGE_TRANSITION_CONFIGURATION_PARAMS = spec(
   'Invalid engine exchange transition configuration params',
 );
 export const INVALID_ENGINE_FORKCHOICE_UPDATED_PARAMS = spec(P, 'Invalid engine forkchoice updated params');
-export const INVALID_ENGINE_PAYLOAD_ATTRIBUTES_PARAMS = spec(P, 'Invalid engine payload attributes parameter');
+export const INVALID_ENGINE_PAYLOAD_ATTRIBUTES_PARAMS = spec(
+  P,
+  'Invalid engine payload attributes parameter',
+);
 export const INVALID_ENGINE_PAYLOAD_PARAMS = spec(P, 'Invalid engine payload parameter');
 export const INVALID_ENGINE_PREPARE_PAYLOAD_PARAMS = spec(P, 'Invalid engine prepare payload parameter');
 export const INVALID_ENODE_PARAMS = spec(P, 'Invalid enode params');
@@ -79,7 +85,10 @@ export const INVALID_MIN_GAS_PRICE_PARAMS = spec(P, 'Invalid min gas price param
 export const INVALID_MIN_PRIORITY_FEE_PARAMS = spec(P, 'Invalid min priority fee params');
 export const INVALID_MIX_HASH_PARAMS = spec(P, 'Invalid mix hash params');
 export const INVALID_NONCE_PARAMS = spec(P, 'Invalid nonce params');
-export const INVALID_PARENT_BEACON_BLOCK_ROOT_PARAMS = spec(P, 'Invalid parent beacon block root (missing or incorrect)');
+export const INVALID_PARENT_BEACON_BLOCK_ROOT_PARAMS = spec(
+  P,
+  'Invalid parent beacon block root (missing or incorrect)',
+);
 export const INVALID_PAYLOAD_ID_PARAMS = spec(P, 'Invalid payload id params');
 export const INVALID_PENDING_TRANSACTIONS_PARAMS = spec(P, 'Invalid pending transactions params');
 export const INVALID_PLUGIN_NAME_PARAMS = spec(P, 'Invalid plug in name params');
@@ -132,10 +141,16 @@ export const NONCE_TOO_FAR_IN_FUTURE_FOR_SENDER = spec(
   -32000,
   'Transaction nonce is too distant from current sender nonce',
 );
-export const LOWER_NONCE_INVALID_TRANSACTION_EXISTS = spec(-32000, 'An invalid transaction with a lower nonce exists');
+export const LOWER_NONCE_INVALID_TRANSACTION_EXISTS = spec(
+  -32000,
+  'An invalid transaction with a lower nonce exists',
+);
 export const TOTAL_BLOB_GAS_TOO_HIGH = spec(-32000, 'Total blob gas too high');
 export const PLUGIN_TX_VALIDATOR = spec(-32000, 'Plugin has marked the transaction as invalid');
-export const EXECUTION_HALTED = spec(-32000, 'Transaction processing could not be completed due to an exception');
+export const EXECUTION_HALTED = spec(
+  -32000,
+  'Transaction processing could not be completed due to an exception',
+);
 export const P2P_DISABLED = spec(-32000, 'P2P has been disabled. This functionality is not available');
 export const P2P_NETWORK_NOT_RUNNING = spec(-32000, 'P2P network is not running');
 export const COINBASE_NOT_SPECIFIED = spec(-32000, 'Coinbase must be explicitly specified');
@@ -179,7 +194,10 @@ export const ALLOWLIST_RELOAD_ERROR = spec(
   'Error reloading permissions file. Please use perm_getAccountsAllowlist and perm_getNodesAllowlist to review the current state of the allowlists',
 );
 export const PERMISSIONING_NOT_ENABLED = spec(-32000, 'Node/Account allowlist has not been enabled');
-export const NON_PERMITTED_NODE_CANNOT_BE_ADDED_AS_A_PEER = spec(-32000, 'Cannot add a non-permitted node as a peer');
+export const NON_PERMITTED_NODE_CANNOT_BE_ADDED_AS_A_PEER = spec(
+  -32000,
+  'Cannot add a non-permitted node as a peer',
+);
 
 // --- transaction validation (-32001 … -32011)
 export const NONCE_TOO_LOW = spec(-32001, 'Nonce too low');
@@ -198,7 +216,10 @@ export const TX_SENDER_NOT_AUTHORIZED = spec(-32007, 'Sender account not authori
 export const CHAIN_HEAD_WORLD_STATE_NOT_AVAILABLE = spec(-32008, 'Initial sync is still in progress');
 export const GAS_PRICE_TOO_LOW = spec(-32009, 'Gas price below configured minimum gas price');
 export const GAS_PRICE_BELOW_CURRENT_BASE_FEE = spec(-32009, 'Gas price below current base fee');
-export const BLOB_GAS_PRICE_BELOW_CURRENT_BLOB_BASE_FEE = spec(-32009, 'blob gas price below current blob base fee');
+export const BLOB_GAS_PRICE_BELOW_CURRENT_BLOB_BASE_FEE = spec(
+  -32009,
+  'blob gas price below current blob base fee',
+);
 export const COINBASE_NOT_SET = spec(-32010, 'Coinbase not set. Unable to start mining without a coinbase');
 export const NO_HASHES_PER_SECOND = spec(-32011, 'No hashes being generated by the current node');
 export const TARGET_GAS_LIMIT_MODIFICATION_UNSUPPORTED = spec(
@@ -213,7 +234,10 @@ export const DNS_NOT_ENABLED = spec(-32100, 'Enode DNS support is disabled');
 
 // --- engine API
 export const UNKNOWN_PAYLOAD = spec(-32001, 'Payload does not exist / is not available');
-export const INVALID_TERMINAL_BLOCK = spec(-32002, "Terminal block doesn't satisfy terminal block conditions");
+export const INVALID_TERMINAL_BLOCK = spec(
+  -32002,
+  "Terminal block doesn't satisfy terminal block conditions",
+);
 export const INVALID_FORKCHOICE_STATE = spec(-38002, 'Invalid forkchoice state');
 export const INVALID_PAYLOAD_ATTRIBUTES = spec(-38003, 'Invalid payload attributes');
 export const INVALID_RANGE_REQUEST_TOO_LARGE = spec(-38004, 'Too large request');
@@ -235,7 +259,10 @@ export const DECODE_ERROR = spec(-50100, 'Unable to decode the private signed ra
 export const DELETE_PRIVACY_GROUP_ERROR = spec(-50100, 'Error deleting privacy group');
 export const FIND_PRIVACY_GROUP_ERROR = spec(-50100, 'Error finding privacy group');
 export const FIND_FLEXIBLE_PRIVACY_GROUP_ERROR = spec(-50100, 'Error finding flexible privacy group');
-export const GET_PRIVATE_TRANSACTION_NONCE_ERROR = spec(-50100, 'Unable to determine nonce for account in group.');
+export const GET_PRIVATE_TRANSACTION_NONCE_ERROR = spec(
+  -50100,
+  'Unable to determine nonce for account in group.',
+);
 export const OFFCHAIN_PRIVACY_GROUP_DOES_NOT_EXIST = spec(-50100, 'Offchain Privacy group does not exist.');
 export const FLEXIBLE_PRIVACY_GROUP_DOES_NOT_EXIST = spec(-50100, 'Flexible Privacy group does not exist.');
 export const FLEXIBLE_PRIVACY_GROUP_NOT_ENABLED = spec(-50100, 'Flexible privacy groups not enabled.');
@@ -251,7 +278,10 @@ export const PMT_FAILED_INTRINSIC_GAS_EXCEEDS_LIMIT = spec(
   -50100,
   'Privacy Marker Transaction failed due to intrinsic gas exceeding the limit. Gas limit used from the Private Transaction.',
 );
-export const PRIVATE_FROM_DOES_NOT_MATCH_ENCLAVE_PUBLIC_KEY = spec(-50100, 'Private from does not match enclave public key');
+export const PRIVATE_FROM_DOES_NOT_MATCH_ENCLAVE_PUBLIC_KEY = spec(
+  -50100,
+  'Private from does not match enclave public key',
+);
 export const VALUE_NOT_ZERO = spec(-50100, 'We cannot transfer ether in a private transaction yet.');
 export const PRIVATE_TRANSACTION_INVALID = spec(-50100, 'Private transaction invalid');
 export const PRIVATE_TRANSACTION_FAILED = spec(-50100, 'Private transaction failed');
@@ -274,7 +304,10 @@ export const ENCLAVE_PRIVACY_GROUP_CREATION = spec(-50200, 'EnclavePrivacyGroupI
 export const ENCLAVE_PAYLOAD_NOT_FOUND = spec(-50200, 'EnclavePayloadNotFound');
 export const CREATE_GROUP_INCLUDE_SELF = spec(-50200, 'CreatePrivacyGroupShouldIncludeSelf');
 export const TESSERA_NODE_MISSING_PEER_URL = spec(-50200, 'Recipient not found for key:');
-export const TESSERA_CREATE_GROUP_INCLUDE_SELF = spec(-50200, 'The list of members in a privacy group should include self');
+export const TESSERA_CREATE_GROUP_INCLUDE_SELF = spec(
+  -50200,
+  'The list of members in a privacy group should include self',
+);
 export const ENCLAVE_UNABLE_STORE_PRIVACY_GROUP = spec(-50200, 'PrivacyGroupNotStored');
 export const ENCLAVE_UNABLE_DELETE_PRIVACY_GROUP = spec(-50200, 'PrivacyGroupNotDeleted');
 export const ENCLAVE_UNABLE_PUSH_DELETE_PRIVACY_GROUP = spec(-50200, 'PrivacyGroupNotPushed');
@@ -288,7 +321,9 @@ export const PLUGIN_NOT_FOUND = spec(-60000, 'Plugin not found');
 
 /** `"<base> (<detail>)"`: how Besu attaches a reason (tx validation detail, revert string) to a message. */
 export function withDetail(base: RpcErrorSpec, detail: string | undefined): RpcErrorSpec {
-  return detail === undefined || detail === '' ? base : { code: base.code, message: `${base.message} (${detail})` };
+  return detail === undefined || detail === ''
+    ? base
+    : { code: base.code, message: `${base.message} (${detail})` };
 }
 
 /** What handlers throw. `message` is the JSON-RPC message; `data` is omitted from the response when null. */
@@ -400,7 +435,9 @@ export function toErrorObject(err: unknown, context?: string): RpcErrorObject {
     const [errorClass, map] = mappings[i] as [ErrorClass<unknown>, ErrorMapper<unknown>];
     if (err instanceof errorClass) {
       const mapped = map(err);
-      return mapped instanceof RpcError ? mapped.toErrorObject() : { code: mapped.code, message: mapped.message };
+      return mapped instanceof RpcError
+        ? mapped.toErrorObject()
+        : { code: mapped.code, message: mapped.message };
     }
   }
   logInternalError(err, context);

@@ -46,7 +46,12 @@ function decoder<T>(defaultError: RpcErrorSpec, parse: (value: unknown) => T | u
 export const EMPTY_PARAMS: readonly unknown[] = Object.freeze([]);
 
 /** Required parameter `index`: absent or null throws `error` (default: the decoder's). */
-export function param<T>(params: readonly unknown[], index: number, decode: Decoder<T>, error?: RpcErrorSpec): T {
+export function param<T>(
+  params: readonly unknown[],
+  index: number,
+  decode: Decoder<T>,
+  error?: RpcErrorSpec,
+): T {
   return decode(params[index], error ?? decode.defaultError);
 }
 
@@ -69,7 +74,11 @@ export function optional<T>(decode: Decoder<T>): Decoder<T | undefined> {
 }
 
 /** Methods that check arity (eth_sendRawTransaction, priv_getTransactionCount …) answer `Invalid number of params`. */
-export function requireParamCount(params: readonly unknown[], count: number, error = INVALID_PARAM_COUNT): void {
+export function requireParamCount(
+  params: readonly unknown[],
+  count: number,
+  error = INVALID_PARAM_COUNT,
+): void {
   if (params.length !== count) throw new RpcError(error);
 }
 

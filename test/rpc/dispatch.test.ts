@@ -29,8 +29,12 @@ describe('dispatcher: envelope', () => {
   });
 
   it('supports async handlers and undefined results (null)', async () => {
-    expect((await call({ id: 2, method: 'eth_chainId' })).body).toBe('{"jsonrpc":"2.0","id":2,"result":"0x539"}');
-    expect((await call({ id: 2, method: 'eth_nothing' })).body).toBe('{"jsonrpc":"2.0","id":2,"result":null}');
+    expect((await call({ id: 2, method: 'eth_chainId' })).body).toBe(
+      '{"jsonrpc":"2.0","id":2,"result":"0x539"}',
+    );
+    expect((await call({ id: 2, method: 'eth_nothing' })).body).toBe(
+      '{"jsonrpc":"2.0","id":2,"result":null}',
+    );
   });
 
   it('passes params (absent or null = empty array)', async () => {
@@ -38,7 +42,9 @@ describe('dispatcher: envelope', () => {
       '{"jsonrpc":"2.0","id":1,"result":[1,"a"]}',
     );
     expect((await call({ id: 1, method: 'eth_echo' })).body).toBe('{"jsonrpc":"2.0","id":1,"result":[]}');
-    expect((await call({ id: 1, method: 'eth_echo', params: null })).body).toBe('{"jsonrpc":"2.0","id":1,"result":[]}');
+    expect((await call({ id: 1, method: 'eth_echo', params: null })).body).toBe(
+      '{"jsonrpc":"2.0","id":1,"result":[]}',
+    );
   });
 });
 
@@ -181,7 +187,14 @@ describe('dispatcher: rpc_modules', () => {
     expect(r.body).toBe('{"jsonrpc":"2.0","id":1,"result":{"eth":"1.0","web3":"1.0","net":"1.0"}}');
     const d2 = testDispatcher({ groups: ['ETH', 'NET', 'WEB3', 'DEBUG', 'TRACE', 'TESTING'] });
     const r2 = await d2.handle('{"id":1,"method":"rpc_modules"}', http);
-    expect(Object.keys(JSON.parse(r2.body as string).result)).toEqual(['trace', 'debug', 'testing', 'eth', 'web3', 'net']);
+    expect(Object.keys(JSON.parse(r2.body as string).result)).toEqual([
+      'trace',
+      'debug',
+      'testing',
+      'eth',
+      'web3',
+      'net',
+    ]);
   });
 });
 

@@ -13,7 +13,8 @@ const NATIVE_THRESHOLD = 32;
 export function quantity(value: bigint | number): string {
   if (typeof value === 'number') {
     // toString(16) of an integral double is exact, even above 2^53.
-    if (!(value >= 0) || !Number.isInteger(value)) throw new RangeError(`not a non-negative integer: ${value}`);
+    if (!(value >= 0) || !Number.isInteger(value))
+      throw new RangeError(`not a non-negative integer: ${value}`);
     return `0x${value.toString(16)}`;
   }
   if (value < 0n) throw new RangeError(`negative quantity: ${value}`);

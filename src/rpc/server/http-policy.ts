@@ -44,7 +44,11 @@ export type CorsDecision =
   | { kind: 'reject' };
 
 export interface CorsPolicy {
-  decide(method: string | undefined, origin: string | undefined, requestMethodHeader: string | undefined): CorsDecision;
+  decide(
+    method: string | undefined,
+    origin: string | undefined,
+    requestMethodHeader: string | undefined,
+  ): CorsDecision;
   /** `Vary: origin` goes on every non-preflight response (the allowed origin depends on the request). */
   readonly vary: boolean;
   /** `Access-Control-Allow-Headers` of a preflight answer: all request headers are allowed. */
@@ -72,7 +76,8 @@ export function createCorsPolicy(origins: readonly string[]): CorsPolicy {
       const ok = any ? ORIGIN_SHAPE.test(origin) || origin === 'null' : (pattern as RegExp).test(origin);
       if (!ok) return REJECT;
       const allowOrigin = any ? '*' : origin;
-      if (method === 'OPTIONS' && requestMethodHeader !== undefined) return { kind: 'preflight', allowOrigin };
+      if (method === 'OPTIONS' && requestMethodHeader !== undefined)
+        return { kind: 'preflight', allowOrigin };
       return { kind: 'allow', allowOrigin };
     },
   };

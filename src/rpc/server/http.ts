@@ -80,7 +80,8 @@ function acceptsJson(accept: string | undefined): boolean {
   if (accept === undefined || accept === '') return true;
   for (const range of accept.split(',')) {
     const type = (range.split(';')[0] as string).trim().toLowerCase();
-    if (type === 'application/json' || type === '*/*' || type === 'application/*' || type === '*') return true;
+    if (type === 'application/json' || type === '*/*' || type === 'application/*' || type === '*')
+      return true;
   }
   return false;
 }
@@ -140,7 +141,12 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     send(res, result.status, text, result.bareBody ? bareOf(headers) : headers);
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse, body: string, headers: OutgoingHttpHeaders) {
+  async function route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: string,
+    headers: OutgoingHttpHeaders,
+  ) {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     let path = q < 0 ? url : url.slice(0, q);
@@ -186,7 +192,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     }
 
     let headers = jsonHeaders;
-    const decision = cors.decide(req.method, req.headers.origin, req.headers['access-control-request-method']);
+    const decision = cors.decide(
+      req.method,
+      req.headers.origin,
+      req.headers['access-control-request-method'],
+    );
     if (decision.kind !== 'none') {
       if (decision.kind === 'reject') {
         send(res, 403, CORS_REJECTED, {}, CORS_REJECTED);
@@ -229,7 +239,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     req.on('end', () => {
       if (refused) return;
       const body =
-        chunks !== undefined ? Buffer.concat(chunks, size).toString('utf8') : first ? first.toString('utf8') : '';
+        chunks !== undefined
+          ? Buffer.concat(chunks, size).toString('utf8')
+          : first
+            ? first.toString('utf8')
+            : '';
       route(req, res, body, headers).catch((err: unknown) => {
         // The dispatcher maps handler failures itself; this is a failure of the server code.
         console.error('HTTP JSON-RPC request failed', err);
