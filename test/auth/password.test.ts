@@ -20,6 +20,6 @@ describe('password hashing', () => {
   it('rejects malformed hashes without throwing', async () => {
     expect(await verifyPassword('x', '')).toBe(false);
     expect(await verifyPassword('x', 'plaintext')).toBe(false);
-    expect(await verifyPassword('x', '$2x$10$' + 'a'.repeat(53))).toBe(false);
+    expect(await verifyPassword('x', `$2x$10$${'a'.repeat(53)}`)).toBe(false);
   });
 });

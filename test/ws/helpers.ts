@@ -120,7 +120,9 @@ export class Client {
       if (w) w(value);
       else this.received.push(value);
     });
-    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    this.closed = new Promise((resolve) =>
+      ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
   }
 
   static async connect(url: string, options: WebSocket.ClientOptions = {}): Promise<Client> {
@@ -133,6 +135,7 @@ export class Client {
     return new Client(ws);
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: test reads JSON answers
   next(timeoutMs = 3000): Promise<any> {
     const queued = this.received.shift();
     if (queued !== undefined) return Promise.resolve(queued);
@@ -164,6 +167,7 @@ export class Client {
     this.ws.send(data);
   }
 
+  // biome-ignore lint/suspicious/noExplicitAny: test reads JSON answers
   async call(method: string, params: unknown[] = []): Promise<any> {
     const id = this.nextId++;
     this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
@@ -176,7 +180,10 @@ export class Client {
 }
 
 /** Opens a connection that the server is expected to refuse; resolves with the HTTP status. */
-export function refusedUpgrade(url: string, options: WebSocket.ClientOptions = {}): Promise<number | 'closed'> {
+export function refusedUpgrade(
+  url: string,
+  options: WebSocket.ClientOptions = {},
+): Promise<number | 'closed'> {
   return new Promise((resolve) => {
     const ws = new WebSocket(url, options);
     ws.once('unexpected-response', (_req, res) => {

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
 import { Client, type Harness, refusedUpgrade, sleep, startHarness } from './helpers.js';
 
 let h: Harness | undefined;
@@ -24,7 +24,12 @@ function http(
         text += c;
       });
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, statusMessage: res.statusMessage ?? '', body: text, headers: res.headers }),
+        resolve({
+          status: res.statusCode ?? 0,
+          statusMessage: res.statusMessage ?? '',
+          body: text,
+          headers: res.headers,
+        }),
       );
     });
     req.on('error', reject);
@@ -79,7 +84,8 @@ describe('WebSocket JSON-RPC requests', () => {
   it('answers in order, one message at a time', async () => {
     h = await startHarness();
     const c = await Client.connect(h.url);
-    for (let i = 1; i <= 200; i++) c.sendRaw(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_chainId' }));
+    for (let i = 1; i <= 200; i++)
+      c.sendRaw(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_chainId' }));
     for (let i = 1; i <= 200; i++) expect((await c.next()).id).toBe(i);
     c.close();
   });
@@ -144,7 +150,8 @@ describe('limits', () => {
   it('accepts a fragmented message up to 4× the frame size and refuses one beyond', async () => {
     h = await startHarness({ maxFrameSize: 1024 });
     const c = await Client.connect(h.url);
-    const payload = (n: number) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'web3_sha3', params: ['y'.repeat(n)] });
+    const payload = (n: number) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'web3_sha3', params: ['y'.repeat(n)] });
     const sendFragmented = (text: string) => {
       const buf = Buffer.from(text);
       for (let i = 0; i < buf.length; i += 1000) {

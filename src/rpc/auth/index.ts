@@ -169,7 +169,10 @@ const VERIFIED_CACHE_SIZE = 1024;
  * A hit is re-checked against `exp`; nothing else in a verified token can turn bad with time. Failures
  * are not cached (a token with a future `nbf` becomes valid later).
  */
-function cachedVerification(verifier: TokenVerifier, now: () => number): (token: string) => Promise<TokenCheck> {
+function cachedVerification(
+  verifier: TokenVerifier,
+  now: () => number,
+): (token: string) => Promise<TokenCheck> {
   const cache = new Map<string, Extract<TokenCheck, { ok: true }>>();
   return async (token) => {
     const hit = cache.get(token);

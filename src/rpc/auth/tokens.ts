@@ -30,7 +30,7 @@ export const DEFAULT_JWT_ALGORITHM: JwtAlgorithm = 'RS256';
 
 /** Outcome of checking a token; `reason` is for logs and tests, never sent to the client. */
 export type TokenCheck =
-  | { ok: true; user: AuthenticatedUser; /** the token's `exp` (seconds) */ expiresAt: number }
+  | { ok: true; user: AuthenticatedUser /** the token's `exp` (seconds) */; expiresAt: number }
   | { ok: false; reason: string };
 
 export interface TokenVerifier {

@@ -34,6 +34,7 @@ import type { AuthenticatedUser } from '../methods/types.js';
 import type { Services } from '../services.js';
 import type { SubscriptionConnection, SubscriptionManager } from '../subscriptions/manager.js';
 import { servicesForConnection } from '../subscriptions/methods.js';
+import { createHostCheck } from './http-policy.js';
 
 export interface WsServerOptions {
   host: string;
@@ -45,7 +46,7 @@ export interface WsServerOptions {
   maxFrameSize: number;
   /** `--rpc-ws-max-active-connections` (Besu default 80). */
   maxActiveConnections: number;
-  /** `--host-allowlist`; `*` allows any Host. */
+  /** `--host-allowlist`; `*` or `all` allows any Host (same check as the HTTP server). */
   hostAllowlist: readonly string[];
   auth?: RpcAuth;
   /** The node-wide subscription manager; without it eth_subscribe fails. */
@@ -77,17 +78,6 @@ const WHITESPACE_ONLY = /^[ \t\r\n]*$/;
 const EMPTY_BATCH = /^[ \t\r\n]*\[[ \t\r\n]*\][ \t\r\n]*$/;
 const HTTP_NOT_SUPPORTED = "Websocket endpoint can't handle HTTP requests";
 const HOST_NOT_AUTHORIZED = '{"message":"Host not authorized."}';
-
-/** `host[:port]` checked against the allowlist as Besu does (case-insensitive; `*` allows all). */
-export function hostAllowed(allowlist: readonly string[], hostHeader: string | undefined): boolean {
-  if (allowlist.includes('*')) return true;
-  if (hostHeader === undefined) return false;
-  const pieces = hostHeader.split(':');
-  if (pieces.length > 2) return false;
-  if (pieces.length === 2 && !/^\d{1,5}$/.test(pieces[1] as string)) return false;
-  const host = (pieces[0] as string).toLowerCase();
-  return allowlist.some((entry) => entry.toLowerCase() === host);
-}
 
 function errorResponse(error: RpcErrorSpec): string {
   return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: error.code, message: error.message } });
@@ -155,6 +145,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
   const closeGrace = opts.sendQueueCloseGraceMs ?? 5000;
   const maxLoginBody = opts.maxLoginBodyBytes ?? 64 * 1024;
   const auth = opts.auth?.enabled ? opts.auth : undefined;
+  const hostAllowed = createHostCheck(opts.hostAllowlist);
   const connections = new Set<Connection>();
   const sockets = new Set<Duplex>();
   let nextConnectionId = 1;
@@ -183,7 +174,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
   });
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!hostAllowed(opts.hostAllowlist, req.headers.host)) {
+    if (!hostAllowed(req.headers.host)) {
       res.writeHead(403, { 'Content-Type': 'application/json; charset=utf-8' });
       res.end(HOST_NOT_AUTHORIZED);
       req.resume();
@@ -214,7 +205,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
-    if (!hostAllowed(opts.hostAllowlist, req.headers.host)) {
+    if (!hostAllowed(req.headers.host)) {
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
@@ -243,7 +234,8 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
 
     const guard = new FrameSizeGuard(opts.maxFrameSize);
     socket.prependListener('data', (chunk: Buffer) => {
-      if (!conn.closing && !guard.push(chunk)) closeConnection(conn, CLOSE_MESSAGE_TOO_BIG, 'Max frame size exceeded');
+      if (!conn.closing && !guard.push(chunk))
+        closeConnection(conn, CLOSE_MESSAGE_TOO_BIG, 'Max frame size exceeded');
     });
 
     ws.on('message', (data: RawData) => enqueue(conn, toBuffer(data)));

@@ -1,3 +1,4 @@
+export { type LogFilter, logMatches, parseLogFilter } from './logFilter.js';
 export {
   InvalidSubscriptionRequestError,
   SUBSCRIPTION_TYPES,
@@ -15,4 +16,3 @@ export {
   wsConnectionOf,
 } from './methods.js';
 export type { JsonObject, SubscriptionSource } from './source.js';
-export { type LogFilter, logMatches, parseLogFilter } from './logFilter.js';

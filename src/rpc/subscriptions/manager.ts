@@ -61,10 +61,16 @@ export class SubscriptionManager {
   private readonly detach: Array<() => void> = [];
 
   constructor(source: SubscriptionSource) {
-    this.detach.push(source.onNewHead((header, logs, removed, full) => this.newHead(header, logs, removed, full)));
+    this.detach.push(
+      source.onNewHead((header, logs, removed, full) => this.newHead(header, logs, removed, full)),
+    );
     this.detach.push(source.onPendingTransaction((hash, tx) => this.pendingTransaction(hash, tx)));
     if (source.onDroppedTransaction) {
-      this.detach.push(source.onDroppedTransaction((hash) => this.publish('droppedPendingTransactions', JSON.stringify(hash))));
+      this.detach.push(
+        source.onDroppedTransaction((hash) =>
+          this.publish('droppedPendingTransactions', JSON.stringify(hash)),
+        ),
+      );
     }
     this.detach.push(source.onSyncing((status) => this.publish('syncing', JSON.stringify(status))));
   }
@@ -194,8 +200,8 @@ export class SubscriptionManager {
     const hashJson = JSON.stringify(hash);
     let txJson: string | undefined;
     for (const sub of subs) {
-      const json = sub.includeTransactions ? (txJson ??= JSON.stringify(tx)) : hashJson;
-      sub.connection.send(notification(sub.hexId, json));
+      if (sub.includeTransactions) txJson ??= JSON.stringify(tx);
+      sub.connection.send(notification(sub.hexId, sub.includeTransactions ? (txJson as string) : hashJson));
     }
   }
 }

@@ -37,7 +37,10 @@ export function wsConnectionOf(services: Services): WsConnectionContext | undefi
   return connections.get(services);
 }
 
-function subscriptionsOf(ctx: MethodContext): { connection: SubscriptionConnection; manager: SubscriptionManager } {
+function subscriptionsOf(ctx: MethodContext): {
+  connection: SubscriptionConnection;
+  manager: SubscriptionManager;
+} {
   const ws = wsConnectionOf(ctx.services);
   if (ctx.transport !== 'ws' || ws === undefined) throw new RpcError(METHOD_NOT_ENABLED);
   // A WS server started without a subscription manager has no event source to subscribe to.
