@@ -1,0 +1,284 @@
+/**
+ * The `alder` command. Global (node) options come first, then an optional subcommand, as in Besu:
+ *
+ *   alder [options]                                  run the node until SIGINT/SIGTERM
+ *   alder [options] blocks import --from=FILE...     import RLP-encoded blocks
+ *   alder [options] blocks export --to=FILE [--start-block=N] [--end-block=M]
+ *   alder password hash --password=PASSWORD          print a bcrypt hash for a credentials file
+ *
+ * Errors print one line on stderr and exit non-zero; the stack trace only with --logging=DEBUG
+ * (or TRACE, ALL).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { ConfigError, resolveConfig } from '../config/load.js';
+import {
+  addOptionsTo,
+  booleanFlagNames,
+  commandLineValues,
+  normalizeBooleanFlags,
+} from '../config/options.js';
+import type { Config } from '../config/types.js';
+import type { ExportOptions, ImportOptions, ImportSummary, RunningNode } from '../node.js';
+
+/** What main talks to; tests replace parts of it. */
+export interface CliIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown; isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  exit(code: number): void;
+  /** Resolves when the node should stop (SIGINT or SIGTERM). */
+  waitForShutdown(): Promise<string>;
+  startNode(config: Config): Promise<RunningNode>;
+  importBlocks(config: Config, files: string[], opts: ImportOptions): Promise<ImportSummary>;
+  exportBlocks(config: Config, opts: ExportOptions): Promise<number>;
+  hashPassword(password: string): Promise<string>;
+}
+
+const SUBCOMMAND_BOOLEANS = ['--skip-pow-validation-enabled', '--run'];
+
+export async function main(argv: string[], overrides: Partial<CliIo> = {}): Promise<void> {
+  const io: CliIo = { ...defaultIo(), ...overrides };
+  const program = buildProgram(io);
+  let code = 0;
+  try {
+    await program.parseAsync(normalizeBooleanFlags(argv, [...booleanFlagNames(), ...SUBCOMMAND_BOOLEANS]), {
+      from: 'user',
+    });
+  } catch (err) {
+    code = reportError(err, io, argv);
+  }
+  io.exit(code);
+}
+
+function buildProgram(io: CliIo): Command {
+  const program = new Command('alder')
+    .description(
+      'Alder, an Ethereum execution node with the JSON-RPC interface and options of Hyperledger Besu',
+    )
+    .version(`alder/v${packageVersion()}`, '-V, --version', 'Print version information and exit')
+    .helpOption('-h, --help', 'Show this help message and exit')
+    .allowExcessArguments(false)
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      outputError: (s, write) => write(s),
+    });
+  addOptionsTo(program);
+  const config = (): Config => resolveConfig(commandLineValues(program.opts()), io.env);
+
+  program.action(async () => {
+    await runNode(config(), io);
+  });
+
+  const blocks = program
+    .command('blocks')
+    .description('Import or export blocks')
+    .exitOverride()
+    .allowExcessArguments(false);
+
+  blocks
+    .command('import')
+    .description('Import blocks from files of concatenated RLP-encoded blocks')
+    .argument('[files...]', 'files to import (same as --from)')
+    .addOption(new Option('--from <FILE>', 'file to import; repeat for several files').argParser(collect))
+    .addOption(
+      new Option(
+        '--skip-pow-validation-enabled [BOOLEAN]',
+        'Skip proof-of-work validation of imported blocks (default: false)',
+      ),
+    )
+    .addOption(new Option('--format <FORMAT>', 'Format of the files: RLP (default: RLP)'))
+    .addOption(new Option('--run [BOOLEAN]', 'Start the node after importing (default: false)'))
+    .exitOverride()
+    .action(async (files: string[], opts: Record<string, unknown>) => {
+      const all = [...((opts.from as string[] | undefined) ?? []), ...files];
+      if (all.length === 0) throw new ConfigError('No files specified to import. Use --from=<FILE>.');
+      const format = ((opts.format as string | undefined) ?? 'RLP').toUpperCase();
+      if (format !== 'RLP')
+        throw new ConfigError(`Unsupported block import format '${opts.format}': Alder imports RLP files`);
+      for (const f of all) if (!existsSync(f)) throw new ConfigError(`Block file not found: ${f}`);
+      const cfg = config();
+      const summary = await importWithProgress(
+        cfg,
+        all,
+        flag(opts.skipPowValidationEnabled, '--skip-pow-validation-enabled'),
+        io,
+      );
+      io.stdout.write(
+        `Imported ${summary.imported} block${summary.imported === 1 ? '' : 's'}` +
+          `${summary.skipped > 0 ? ` (${summary.skipped} already known)` : ''}; ` +
+          `head is block ${summary.head.number} ${summary.head.hash}\n`,
+      );
+      if (flag(opts.run, '--run')) await runNode(cfg, io);
+    });
+
+  blocks
+    .command('export')
+    .description('Export a block, or a range of blocks, as concatenated RLP')
+    .addOption(new Option('--start-block <LONG>', 'First block to export (default: 0)'))
+    .addOption(
+      new Option(
+        '--end-block <LONG>',
+        'Block after the last one to export (exclusive); if absent, one block is exported',
+      ),
+    )
+    .requiredOption('--to <FILE>', 'File to write the blocks to')
+    .exitOverride()
+    .action(async (opts: Record<string, unknown>) => {
+      const from = blockNumber(opts.startBlock, '--start-block') ?? 0n;
+      const to = blockNumber(opts.endBlock, '--end-block');
+      if (to !== undefined && to <= from) {
+        throw new ConfigError(`--end-block (${to}) must be greater than --start-block (${from})`);
+      }
+      const file = opts.to as string;
+      const count = await io.exportBlocks(config(), { from, to, file });
+      io.stdout.write(`Exported ${count} block${count === 1 ? '' : 's'} to ${file}\n`);
+    });
+
+  const password = program
+    .command('password')
+    .description('Password utilities')
+    .exitOverride()
+    .allowExcessArguments(false);
+  password
+    .command('hash')
+    .description('Print the bcrypt hash of a password, for a JSON-RPC credentials file')
+    .requiredOption('--password <PASSWORD>', 'Password to hash')
+    .exitOverride()
+    .action(async (opts: { password: string }) => {
+      io.stdout.write(`${await io.hashPassword(opts.password)}\n`);
+    });
+
+  return program;
+}
+
+async function runNode(config: Config, io: CliIo): Promise<void> {
+  const node = await io.startNode(config);
+  await io.waitForShutdown();
+  await node.stop();
+}
+
+async function importWithProgress(
+  config: Config,
+  files: string[],
+  skipPowValidation: boolean,
+  io: CliIo,
+): Promise<ImportSummary> {
+  const tty = io.stderr.isTTY === true;
+  let lastDraw = 0;
+  let drawn = false;
+  const onProgress = (imported: number, total: number | undefined, number: bigint): void => {
+    if (!tty) return;
+    const now = Date.now();
+    if (now - lastDraw < 100 && imported !== total) return;
+    lastDraw = now;
+    drawn = true;
+    const of = total === undefined ? '' : `/${total}`;
+    const pct = total === undefined || total === 0 ? '' : ` ${Math.floor((imported * 100) / total)}%`;
+    io.stderr.write(`\rImporting blocks: ${imported}${of}${pct} (block ${number})\x1b[K`);
+  };
+  try {
+    return await io.importBlocks(config, files, { skipPowValidation, onProgress });
+  } finally {
+    if (drawn) io.stderr.write('\n');
+  }
+}
+
+function flag(value: unknown, name: string): boolean {
+  if (value === undefined) return false;
+  if (value === true) return true;
+  if (typeof value === 'string' && /^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+  throw new ConfigError(`Invalid value for option '${name}': '${String(value)}' is not a boolean`);
+}
+
+function blockNumber(value: unknown, name: string): bigint | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value).trim();
+  if (!/^(0x[0-9a-fA-F]+|[0-9]+)$/.test(text)) {
+    throw new ConfigError(`Invalid value for option '${name}': '${text}' is not a non-negative block number`);
+  }
+  return BigInt(text);
+}
+
+const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+/** Prints the error and returns the exit code. */
+function reportError(err: unknown, io: CliIo, argv: string[]): number {
+  if (err instanceof CommanderError) {
+    // Commander has already printed its message (or the help / version text).
+    if (
+      err.code === 'commander.helpDisplayed' ||
+      err.code === 'commander.version' ||
+      err.code === 'commander.help'
+    ) {
+      return 0;
+    }
+    if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
+    return err.exitCode === 0 ? 0 : 2;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  if (wantsStackTraces(argv, io.env) && err instanceof Error && err.stack !== undefined) {
+    io.stderr.write(`${err.stack}\n`);
+  } else {
+    io.stderr.write(`${message.split('\n')[0]}\n`);
+  }
+  // Usage and configuration problems exit with 2, as Besu's command-line errors do; failures with 1.
+  return err instanceof ConfigError ? 2 : 1;
+}
+
+/** True when the log level asks for debugging output; read from the raw arguments (the config may not have loaded). */
+function wantsStackTraces(argv: string[], env: NodeJS.ProcessEnv): boolean {
+  const levels = /^(DEBUG|TRACE|ALL)$/i;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    const m = /^(?:--logging|-l)=(.*)$/.exec(a);
+    if (m && levels.test(m[1] as string)) return true;
+    if ((a === '--logging' || a === '-l') && levels.test(argv[i + 1] ?? '')) return true;
+  }
+  return levels.test(env.ALDER_LOGGING ?? '');
+}
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: string;
+    };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+function defaultIo(): CliIo {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    exit: (code) => process.exit(code),
+    waitForShutdown,
+    startNode: async (config) => (await import('../node.js')).startNode(config),
+    importBlocks: async (config, files, opts) =>
+      (await import('../node.js')).importBlocks(config, files, opts),
+    exportBlocks: async (config, opts) => (await import('../node.js')).exportBlocks(config, opts),
+    hashPassword: async (password) => (await import('../rpc/auth/password.js')).hashPassword(password),
+  };
+}
+
+/** Resolves on the first SIGINT/SIGTERM; a second one while stopping exits at once. */
+function waitForShutdown(): Promise<string> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      const force = (): void => process.exit(130);
+      process.once('SIGINT', force);
+      process.once('SIGTERM', force);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
