@@ -1,0 +1,167 @@
+/**
+ * Log matching shared by eth_getLogs, log filters and subscriptions: a query is compiled once (its
+ * bloom bits precomputed), each block's header bloom is tested before its receipts are read.
+ */
+import type { Block, BlockHeader } from '@ethereumjs/block';
+import type { ChainStore } from '../chain/chainStore.js';
+import type { StoredReceipt } from '../chain/receipts.js';
+import { keccak256 } from '../crypto/index.js';
+
+export interface LogQuery {
+  /** Matching addresses; empty matches any address. */
+  addresses: readonly Uint8Array[];
+  /**
+   * One entry per topic position: the values allowed there (any of them), or null/empty for any value.
+   * A log with fewer topics than the query has positions never matches.
+   */
+  topics: readonly (readonly Uint8Array[] | null)[];
+}
+
+/** A log with everything needed to present it; `logIndex` counts across the whole block. */
+export interface LogEntry {
+  address: Uint8Array;
+  topics: Uint8Array[];
+  data: Uint8Array;
+  blockNumber: bigint;
+  blockHash: Uint8Array;
+  blockTimestamp: bigint;
+  transactionHash: Uint8Array;
+  transactionIndex: number;
+  logIndex: number;
+  removed: boolean;
+}
+
+/** Three (byte index, mask) pairs per value, as set in a 2048-bit logs bloom. */
+type BloomBits = Uint16Array;
+
+export interface CompiledLogQuery {
+  query: LogQuery;
+  addressKeys: Set<string> | undefined;
+  topicKeys: (Set<string> | undefined)[];
+  /** Groups of alternatives: the bloom must contain at least one member of every group. */
+  bloomGroups: BloomBits[][];
+}
+
+function bloomBits(value: Uint8Array): BloomBits {
+  const h = keccak256(value);
+  const out = new Uint16Array(6);
+  for (let i = 0; i < 3; i++) {
+    const bit = (((h[2 * i] as number) << 8) | (h[2 * i + 1] as number)) & 2047;
+    out[2 * i] = 255 - (bit >> 3);
+    out[2 * i + 1] = 1 << (bit & 7);
+  }
+  return out;
+}
+
+function key(b: Uint8Array): string {
+  return Buffer.from(b.buffer, b.byteOffset, b.length).toString('latin1');
+}
+
+export function compileLogQuery(query: LogQuery): CompiledLogQuery {
+  const bloomGroups: BloomBits[][] = [];
+  let addressKeys: Set<string> | undefined;
+  if (query.addresses.length > 0) {
+    addressKeys = new Set(query.addresses.map(key));
+    bloomGroups.push(query.addresses.map(bloomBits));
+  }
+  const topicKeys: (Set<string> | undefined)[] = [];
+  for (const alternatives of query.topics) {
+    if (alternatives === null || alternatives.length === 0) {
+      topicKeys.push(undefined);
+      continue;
+    }
+    topicKeys.push(new Set(alternatives.map(key)));
+    bloomGroups.push(alternatives.map(bloomBits));
+  }
+  return { query, addressKeys, topicKeys, bloomGroups };
+}
+
+function isZero(b: Uint8Array): boolean {
+  for (let i = 0; i < b.length; i++) if (b[i] !== 0) return false;
+  return true;
+}
+
+/** False when the bloom proves the block has no matching log. */
+export function bloomMayMatch(bloom: Uint8Array, q: CompiledLogQuery): boolean {
+  if (q.bloomGroups.length === 0) return !isZero(bloom);
+  for (const group of q.bloomGroups) {
+    let any = false;
+    for (const bits of group) {
+      if (
+        ((bloom[bits[0] as number] as number) & (bits[1] as number)) !== 0 &&
+        ((bloom[bits[2] as number] as number) & (bits[3] as number)) !== 0 &&
+        ((bloom[bits[4] as number] as number) & (bits[5] as number)) !== 0
+      ) {
+        any = true;
+        break;
+      }
+    }
+    if (!any) return false;
+  }
+  return true;
+}
+
+export function logMatches(address: Uint8Array, topics: readonly Uint8Array[], q: CompiledLogQuery): boolean {
+  if (q.addressKeys !== undefined && !q.addressKeys.has(key(address))) return false;
+  const positions = q.topicKeys;
+  if (positions.length > topics.length) return false;
+  for (let i = 0; i < positions.length; i++) {
+    const allowed = positions[i];
+    if (allowed !== undefined && !allowed.has(key(topics[i] as Uint8Array))) return false;
+  }
+  return true;
+}
+
+/**
+ * Matching logs of one block (its header bloom already checked or not). `receipts` and `block` are
+ * read from the chain when not given. `removed` marks logs of a block that left the canonical chain.
+ */
+export function blockLogs(
+  chain: ChainStore,
+  header: BlockHeader,
+  q: CompiledLogQuery,
+  opts: { removed?: boolean; block?: Block; receipts?: readonly StoredReceipt[] } = {},
+): LogEntry[] {
+  const hash = header.hash();
+  const receipts = opts.receipts ?? chain.getReceipts(hash);
+  if (!receipts || receipts.length === 0) return [];
+  const out: LogEntry[] = [];
+  let block = opts.block;
+  let logIndex = 0;
+  for (let t = 0; t < receipts.length; t++) {
+    const logs = (receipts[t] as StoredReceipt).logs;
+    for (let l = 0; l < logs.length; l++, logIndex++) {
+      const [address, topics, data] = logs[l] as StoredReceipt['logs'][number];
+      if (!logMatches(address, topics, q)) continue;
+      block ??= chain.getBlock(hash);
+      const tx = block?.transactions[t];
+      if (!tx) continue;
+      out.push({
+        address,
+        topics,
+        data,
+        blockNumber: header.number,
+        blockHash: hash,
+        blockTimestamp: header.timestamp,
+        transactionHash: tx.hash(),
+        transactionIndex: t,
+        logIndex,
+        removed: opts.removed ?? false,
+      });
+    }
+  }
+  return out;
+}
+
+/** Matching logs of the canonical blocks `from..to` (inclusive), oldest first. */
+export function canonicalLogs(chain: ChainStore, from: bigint, to: bigint, q: CompiledLogQuery): LogEntry[] {
+  const out: LogEntry[] = [];
+  for (let n = from; n <= to; n++) {
+    const header = chain.getHeaderByNumber(n);
+    if (!header) break;
+    if (!bloomMayMatch(header.logsBloom, q)) continue;
+    const logs = blockLogs(chain, header, q);
+    for (const log of logs) out.push(log);
+  }
+  return out;
+}

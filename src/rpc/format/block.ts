@@ -1,0 +1,151 @@
+/**
+ * Blocks and uncle headers as Besu writes them (`BlockResult`), members in Besu's order. A member
+ * appears only from the fork that introduced it: `baseFeePerGas` from London, withdrawals from
+ * Shanghai, blob gas and the beacon root from Cancun, `requestsHash` from Prague.
+ */
+import type { Block, BlockHeader } from '@ethereumjs/block';
+import type { Withdrawal } from '@ethereumjs/util';
+import type { ChainStore } from '../../chain/chainStore.js';
+import { bytes, quantity } from './hex.js';
+import { type TxJson, type TxLocationHex, formatTransaction } from './transaction.js';
+
+export type BlockJson = Record<string, unknown>;
+
+export interface FormatBlockOptions {
+  /**
+   * Whether blocks carry `totalDifficulty`. Besu drops it once a chain can reach the merge; Alder writes
+   * it only for chains without a terminal total difficulty, and only on blocks with a difficulty.
+   */
+  totalDifficulty: boolean;
+}
+
+const sizeCache = new Map<string, number>();
+const SIZE_CACHE_MAX = 4096;
+
+/** RLP length of the whole block, as stored. */
+function blockSize(chain: ChainStore, hashHex: string, hash: Uint8Array, block: Block): number {
+  const cached = sizeCache.get(hashHex);
+  if (cached !== undefined) return cached;
+  const raw = chain.getRawBlock(hash);
+  const size = raw ? raw.length : block.serialize().length;
+  if (sizeCache.size >= SIZE_CACHE_MAX) sizeCache.delete(sizeCache.keys().next().value as string);
+  sizeCache.set(hashHex, size);
+  return size;
+}
+
+/** RLP length of a list whose payload is `payload` bytes long. */
+function listLength(payload: number): number {
+  if (payload < 56) return 1 + payload;
+  let lenBytes = 0;
+  for (let n = payload; n > 0; n = Math.floor(n / 256)) lenBytes++;
+  return 1 + lenBytes + payload;
+}
+
+function withdrawalJson(w: Withdrawal): Record<string, string> {
+  return {
+    index: quantity(w.index),
+    validatorIndex: quantity(w.validatorIndex),
+    address: bytes(w.address.bytes),
+    amount: quantity(w.amount),
+  };
+}
+
+/** The header members up to (not including) `uncles`/`transactions`, then the post-London tail. */
+function headerHead(h: BlockHeader, hashHex: string, td: bigint | undefined, size: number): BlockJson {
+  const out: BlockJson = {
+    number: quantity(h.number),
+    hash: hashHex,
+    mixHash: bytes(h.mixHash),
+    parentHash: bytes(h.parentHash),
+    nonce: bytes(h.nonce),
+    sha3Uncles: bytes(h.uncleHash),
+    logsBloom: bytes(h.logsBloom),
+    transactionsRoot: bytes(h.transactionsTrie),
+    stateRoot: bytes(h.stateRoot),
+    receiptsRoot: bytes(h.receiptTrie),
+    miner: bytes(h.coinbase.bytes),
+    difficulty: quantity(h.difficulty),
+  };
+  if (td !== undefined) out.totalDifficulty = quantity(td);
+  out.extraData = bytes(h.extraData);
+  if (h.baseFeePerGas !== undefined) out.baseFeePerGas = quantity(h.baseFeePerGas);
+  out.size = quantity(size);
+  out.gasLimit = quantity(h.gasLimit);
+  out.gasUsed = quantity(h.gasUsed);
+  out.timestamp = quantity(h.timestamp);
+  return out;
+}
+
+function headerTail(out: BlockJson, h: BlockHeader, withdrawals: readonly Withdrawal[] | undefined): void {
+  if (h.withdrawalsRoot !== undefined) {
+    out.withdrawalsRoot = bytes(h.withdrawalsRoot);
+    const list = withdrawals ?? [];
+    const ws = new Array(list.length);
+    for (let i = 0; i < list.length; i++) ws[i] = withdrawalJson(list[i] as Withdrawal);
+    out.withdrawals = ws;
+  }
+  if (h.blobGasUsed !== undefined) out.blobGasUsed = quantity(h.blobGasUsed);
+  if (h.excessBlobGas !== undefined) out.excessBlobGas = quantity(h.excessBlobGas);
+  if (h.parentBeaconBlockRoot !== undefined) out.parentBeaconBlockRoot = bytes(h.parentBeaconBlockRoot);
+  if (h.requestsHash !== undefined) out.requestsHash = bytes(h.requestsHash);
+}
+
+function totalDifficultyOf(chain: ChainStore, header: BlockHeader, hash: Uint8Array, opts: FormatBlockOptions) {
+  return opts.totalDifficulty && header.difficulty !== 0n ? chain.getTotalDifficulty(hash) : undefined;
+}
+
+/** Hex block values shared by every transaction of the block. */
+export function txLocationBase(header: BlockHeader, hashHex: string): Omit<TxLocationHex, 'index'> {
+  return {
+    blockHash: hashHex,
+    blockNumber: quantity(header.number),
+    blockTimestamp: quantity(header.timestamp),
+    baseFeePerGas: header.baseFeePerGas,
+  };
+}
+
+/**
+ * A block with transaction hashes, or with full transaction objects when `fullTxs`. Senders come from
+ * the chain store (recovered once at import).
+ */
+export function formatBlock(block: Block, fullTxs: boolean, chain: ChainStore, opts: FormatBlockOptions): BlockJson {
+  const header = block.header;
+  const hash = header.hash();
+  const hashHex = bytes(hash);
+  const out = headerHead(header, hashHex, totalDifficultyOf(chain, header, hash, opts), blockSize(chain, hashHex, hash, block));
+  const uncles = new Array(block.uncleHeaders.length);
+  for (let i = 0; i < uncles.length; i++) uncles[i] = bytes((block.uncleHeaders[i] as BlockHeader).hash());
+  out.uncles = uncles;
+  const txs = block.transactions;
+  const list: (string | TxJson)[] = new Array(txs.length);
+  if (fullTxs && txs.length > 0) {
+    const senders = chain.getSenders(hash);
+    const base = txLocationBase(header, hashHex);
+    for (let i = 0; i < txs.length; i++) {
+      const tx = txs[i] as (typeof txs)[number];
+      const sender = senders?.[i] ?? tx.getSenderAddress();
+      list[i] = formatTransaction(tx, sender, { ...base, index: i });
+    }
+  } else {
+    for (let i = 0; i < txs.length; i++) list[i] = bytes((txs[i] as (typeof txs)[number]).hash());
+  }
+  out.transactions = list;
+  headerTail(out, header, block.withdrawals);
+  return out;
+}
+
+/**
+ * An uncle, shown as a block with no transactions and no uncles of its own; its size is that of such a
+ * block (header plus two empty lists, and an empty withdrawals list from Shanghai).
+ */
+export function formatUncle(header: BlockHeader, chain: ChainStore, opts: FormatBlockOptions): BlockJson {
+  const hash = header.hash();
+  const hashHex = bytes(hash);
+  const headerLength = header.serialize().length;
+  const size = listLength(headerLength + 2 + (header.withdrawalsRoot !== undefined ? 1 : 0));
+  const out = headerHead(header, hashHex, totalDifficultyOf(chain, header, hash, opts), size);
+  out.uncles = [];
+  out.transactions = [];
+  headerTail(out, header, header.withdrawalsRoot !== undefined ? [] : undefined);
+  return out;
+}

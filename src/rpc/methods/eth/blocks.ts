@@ -1,0 +1,71 @@
+/**
+ * Blocks: eth_getBlockByHash, eth_getBlockByNumber, eth_getBlockTransactionCountByHash|ByNumber.
+ * An unknown block answers null.
+ */
+import type { Block } from '@ethereumjs/block';
+import { resolveBlockNumber } from '../../blockParam.js';
+import { INVALID_BLOCK_HASH_PARAMS, INVALID_BLOCK_PARAMS, INVALID_PARAMS } from '../../errors.js';
+import { formatBlock } from '../../format/block.js';
+import { hexToBytes, quantity } from '../../format/hex.js';
+import { type BlockParam, blockNumberParam, bool, hash32, param } from '../../params.js';
+import type { Services } from '../../services.js';
+import type { RpcMethod } from '../types.js';
+import { blockFormatOptions } from './shared.js';
+
+/** The canonical block a number or tag names; undefined beyond the head or below zero. */
+export function blockByNumberParam(services: Services, p: Exclude<BlockParam, { kind: 'hash' }>): Block | undefined {
+  const chain = services.chain;
+  const n = p.kind === 'tag' && (p.tag === 'latest' || p.tag === 'pending') ? chain.head().number : resolveBlockNumber(chain, p);
+  return n < 0n ? undefined : chain.getBlockByNumber(n);
+}
+
+export function blockHashParam(params: readonly unknown[], index: number): Uint8Array {
+  return hexToBytes(param(params, index, hash32, INVALID_BLOCK_HASH_PARAMS));
+}
+
+export const ethGetBlockByHash: RpcMethod = {
+  name: 'eth_getBlockByHash',
+  group: 'ETH',
+  handler(params, { services }) {
+    const hash = blockHashParam(params, 0);
+    const full = param(params, 1, bool, INVALID_PARAMS);
+    const block = services.chain.getBlock(hash);
+    return block ? formatBlock(block, full, services.chain, blockFormatOptions(services)) : null;
+  },
+};
+
+export const ethGetBlockByNumber: RpcMethod = {
+  name: 'eth_getBlockByNumber',
+  group: 'ETH',
+  handler(params, { services }) {
+    const p = param(params, 0, blockNumberParam, INVALID_BLOCK_PARAMS);
+    const full = param(params, 1, bool, INVALID_PARAMS);
+    const block = blockByNumberParam(services, p);
+    return block ? formatBlock(block, full, services.chain, blockFormatOptions(services)) : null;
+  },
+};
+
+export const ethGetBlockTransactionCountByHash: RpcMethod = {
+  name: 'eth_getBlockTransactionCountByHash',
+  group: 'ETH',
+  handler(params, { services }) {
+    const block = services.chain.getBlock(blockHashParam(params, 0));
+    return block ? quantity(block.transactions.length) : null;
+  },
+};
+
+export const ethGetBlockTransactionCountByNumber: RpcMethod = {
+  name: 'eth_getBlockTransactionCountByNumber',
+  group: 'ETH',
+  handler(params, { services }) {
+    const block = blockByNumberParam(services, param(params, 0, blockNumberParam, INVALID_BLOCK_PARAMS));
+    return block ? quantity(block.transactions.length) : null;
+  },
+};
+
+export const blockMethods: RpcMethod[] = [
+  ethGetBlockByHash,
+  ethGetBlockByNumber,
+  ethGetBlockTransactionCountByHash,
+  ethGetBlockTransactionCountByNumber,
+];

@@ -1,0 +1,62 @@
+/**
+ * Node and chain facts: eth_blockNumber, eth_chainId, eth_syncing, eth_protocolVersion, eth_accounts,
+ * eth_coinbase.
+ */
+import { COINBASE_NOT_SPECIFIED, RpcError } from '../../errors.js';
+import { quantity } from '../../format/hex.js';
+import type { RpcMethod } from '../types.js';
+
+export const ethBlockNumber: RpcMethod = {
+  name: 'eth_blockNumber',
+  group: 'ETH',
+  handler: (_params, { services }) => quantity(services.chain.head().number),
+};
+
+export const ethChainId: RpcMethod = {
+  name: 'eth_chainId',
+  group: 'ETH',
+  handler: (_params, { services }) => quantity(services.common.chainId()),
+};
+
+/** Alder does not sync from peers yet, so it is never syncing. */
+export const ethSyncing: RpcMethod = {
+  name: 'eth_syncing',
+  group: 'ETH',
+  handler: () => false,
+};
+
+/**
+ * Besu answers with the highest eth wire protocol version it offers; its spec suite expects 0x47.
+ * Without networking Alder offers none, so it gives the same figure.
+ */
+export const ethProtocolVersion: RpcMethod = {
+  name: 'eth_protocolVersion',
+  group: 'ETH',
+  handler: () => '0x47',
+};
+
+/** The node holds no keys. */
+export const ethAccounts: RpcMethod = {
+  name: 'eth_accounts',
+  group: 'ETH',
+  handler: () => [],
+};
+
+export const ethCoinbase: RpcMethod = {
+  name: 'eth_coinbase',
+  group: 'ETH',
+  handler: (_params, { services }) => {
+    const coinbase = services.config.minerCoinbase;
+    if (coinbase === undefined) throw new RpcError(COINBASE_NOT_SPECIFIED);
+    return coinbase;
+  },
+};
+
+export const chainInfoMethods: RpcMethod[] = [
+  ethBlockNumber,
+  ethChainId,
+  ethSyncing,
+  ethProtocolVersion,
+  ethAccounts,
+  ethCoinbase,
+];

@@ -1,0 +1,31 @@
+/** Every JSON-RPC method Alder serves; the dispatcher enables them by group. */
+import { debugRawMethods } from './debug/raw.js';
+import { blockMethods } from './eth/blocks.js';
+import { chainInfoMethods } from './eth/chainInfo.js';
+import { ethConfigMethod } from './eth/config.js';
+import { feeMethods } from './eth/feeHistory.js';
+import { ethGetLogs } from './eth/getLogs.js';
+import { ethGetProof } from './eth/getProof.js';
+import { receiptMethods } from './eth/receipts.js';
+import { stateMethods } from './eth/state.js';
+import { transactionMethods } from './eth/transactions.js';
+import { uncleMethods } from './eth/uncles.js';
+import { netMethods } from './net/net.js';
+import type { RpcMethod } from './types.js';
+import { web3Methods } from './web3/web3.js';
+
+export const allMethods: RpcMethod[] = [
+  ...chainInfoMethods,
+  ...stateMethods,
+  ethGetProof,
+  ...blockMethods,
+  ...uncleMethods,
+  ...transactionMethods,
+  ...receiptMethods,
+  ethGetLogs,
+  ...feeMethods,
+  ethConfigMethod,
+  ...web3Methods,
+  ...netMethods,
+  ...debugRawMethods,
+];
