@@ -34,20 +34,22 @@ export function recordingMethods(): { methods: RpcMethod[]; calls: string[] } {
   };
 }
 
+type Listener<K extends keyof SubscriptionSource> = Parameters<NonNullable<SubscriptionSource[K]>>[0];
+
 export class TestSource extends EventEmitter implements SubscriptionSource {
-  onNewHead(cb: (...args: never[]) => void) {
+  onNewHead(cb: Listener<'onNewHead'>) {
     this.on('head', cb);
     return () => this.off('head', cb);
   }
-  onPendingTransaction(cb: (...args: never[]) => void) {
+  onPendingTransaction(cb: Listener<'onPendingTransaction'>) {
     this.on('pending', cb);
     return () => this.off('pending', cb);
   }
-  onDroppedTransaction(cb: (...args: never[]) => void) {
+  onDroppedTransaction(cb: Listener<'onDroppedTransaction'>) {
     this.on('dropped', cb);
     return () => this.off('dropped', cb);
   }
-  onSyncing(cb: (...args: never[]) => void) {
+  onSyncing(cb: Listener<'onSyncing'>) {
     this.on('syncing', cb);
     return () => this.off('syncing', cb);
   }
