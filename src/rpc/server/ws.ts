@@ -180,7 +180,8 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
       req.resume();
       return;
     }
-    const path = (req.url ?? '/').split('?')[0];
+    let path = (req.url ?? '/').split('?')[0] as string;
+    if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
     if (req.method === 'POST' && path === '/login') {
       const body = await readBody(req, maxLoginBody);
       if (body === undefined) {
