@@ -58,7 +58,6 @@ function buildProgram(io: CliIo): Command {
     )
     .version(`alder/v${packageVersion()}`, '-V, --version', 'Print version information and exit')
     .helpOption('-h, --help', 'Show this help message and exit')
-    .allowExcessArguments(false)
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
@@ -69,7 +68,13 @@ function buildProgram(io: CliIo): Command {
   addOptionsTo(program);
   const config = (): Config => resolveConfig(commandLineValues(program.opts()), io.env);
 
-  program.action(async () => {
+  program.allowExcessArguments(true).action(async (_opts: unknown, cmd: Command) => {
+    if (cmd.args[0] === 'help') program.help();
+    if (cmd.args.length > 0) {
+      throw new ConfigError(
+        `Unknown command '${cmd.args[0]}' (commands: blocks, password; see alder --help)`,
+      );
+    }
     await runNode(config(), io);
   });
 
@@ -209,14 +214,9 @@ const collect = (value: string, previous: string[] | undefined): string[] => [..
 function reportError(err: unknown, io: CliIo, argv: string[]): number {
   if (err instanceof CommanderError) {
     // Commander has already printed its message (or the help / version text).
-    if (
-      err.code === 'commander.helpDisplayed' ||
-      err.code === 'commander.version' ||
-      err.code === 'commander.help'
-    ) {
-      return 0;
-    }
-    if (err.code === 'commander.executeSubCommandAsync') return err.exitCode;
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
+    // Help shown because a subcommand is missing ('alder blocks') keeps commander's code.
+    if (err.code === 'commander.help') return err.exitCode;
     return err.exitCode === 0 ? 0 : 2;
   }
   const message = err instanceof Error ? err.message : String(err);
@@ -270,7 +270,10 @@ function defaultIo(): CliIo {
 /** Resolves on the first SIGINT/SIGTERM; a second one while stopping exits at once. */
 function waitForShutdown(): Promise<string> {
   return new Promise((resolve) => {
+    // Keeps the process alive: a node with no open listener would otherwise let the event loop drain.
+    const keepAlive = setInterval(() => {}, 1 << 30);
     const onSignal = (signal: NodeJS.Signals): void => {
+      clearInterval(keepAlive);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       const force = (): void => process.exit(130);
