@@ -5,9 +5,9 @@
  * as they arrive. The JSON-RPC route does no work of its own beyond the auth gate: the dispatcher builds
  * the answer string and its status.
  */
-import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DispatchContext, Dispatcher } from '../dispatch.js';
+import type { DispatchContext, Dispatcher, DispatchResult } from '../dispatch.js';
 import { INTERNAL_ERROR, UNAUTHORIZED } from '../errors.js';
 import type { AuthenticatedUser, RpcMethod } from '../methods/types.js';
 import type { Services } from '../services.js';
@@ -86,108 +86,137 @@ function acceptsJson(accept: string | undefined): boolean {
   return false;
 }
 
+/** Response headers as a flat `[name, value, name, value …]` list (the cheapest form for writeHead). */
+type HeaderList = readonly string[];
+
 export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
   const hostAllowed = createHostCheck(opts.hostAllowlist);
   const cors = createCorsPolicy(opts.corsOrigins);
   const maxBody = opts.maxRequestContentLength;
   const transport = opts.transport ?? 'http';
   const { dispatcher, auth } = opts;
+  const pretty = opts.prettyJson === true;
   const baseContext: DispatchContext = { services: opts.services, transport };
 
-  // Headers for the common answers, built once.
-  const varyHeaders: OutgoingHttpHeaders = cors.vary ? { Vary: 'origin' } : {};
-  const jsonHeaders: OutgoingHttpHeaders = { 'Content-Type': JSON_TYPE, ...varyHeaders };
-  /** The same headers without Content-Type, for the answers Besu writes bare. */
-  const bareOf = (headers: OutgoingHttpHeaders): OutgoingHttpHeaders =>
-    headers === jsonHeaders ? varyHeaders : withoutType(headers);
+  // Headers of the common answers, built once. `bare` = without Content-Type, for the answers Besu
+  // writes without one.
+  const bareHeaders: HeaderList = cors.vary ? ['Vary', 'origin'] : [];
+  const jsonHeaders: HeaderList = ['Content-Type', JSON_TYPE, ...bareHeaders];
+  const bareOf = (headers: HeaderList): HeaderList =>
+    headers === jsonHeaders ? bareHeaders : withoutType(headers);
 
   function send(
     res: ServerResponse,
     status: number,
     body: string,
-    headers: OutgoingHttpHeaders,
+    headers: HeaderList,
     statusMessage?: string,
   ): void {
     if (res.destroyed) return;
-    if (statusMessage !== undefined) res.writeHead(status, statusMessage, headers);
-    else res.writeHead(status, headers);
+    // An explicit length keeps Node from switching to chunked encoding (Besu sends Content-Length too).
+    const list = [...headers, 'Content-Length', String(Buffer.byteLength(body))];
+    if (statusMessage !== undefined) res.writeHead(status, statusMessage, list);
+    else res.writeHead(status, list);
     res.end(body);
   }
 
-  async function handleJsonRpc(
+  function sendResult(res: ServerResponse, result: DispatchResult, headers: HeaderList): void {
+    let text = result.body ?? '';
+    if (pretty && text !== '') text = prettyJson(JSON.parse(text));
+    send(res, result.status, text, result.bareBody ? bareOf(headers) : headers);
+  }
+
+  function handleJsonRpc(
     req: IncomingMessage,
     res: ServerResponse,
     body: string,
-    headers: OutgoingHttpHeaders,
-  ): Promise<void> {
-    let ctx = baseContext;
-    if (auth !== undefined) {
-      const { user, error } = await auth.authenticate(req.headers.authorization);
-      if (error === 'missing' && auth.required) {
-        send(res, 401, UNAUTHORIZED_BODY, bareOf(headers));
-        return;
-      }
-      ctx = {
+    headers: HeaderList,
+  ): void | Promise<void> {
+    if (auth === undefined) {
+      const result = dispatcher.dispatch(body, baseContext);
+      if (result instanceof Promise) return result.then((r) => sendResult(res, r, headers));
+      return sendResult(res, result, headers);
+    }
+    return auth.authenticate(req.headers.authorization).then(async ({ user, error }) => {
+      if (error === 'missing' && auth.required) return send(res, 401, UNAUTHORIZED_BODY, bareOf(headers));
+      const ctx: DispatchContext = {
         services: opts.services,
         transport,
         user,
         authRequired: auth.required,
         permit: auth.permit?.(user),
       };
-    }
-    const result = await dispatcher.handle(body, ctx);
-    let text = result.body ?? '';
-    if (opts.prettyJson && text !== '') text = prettyJson(JSON.parse(text));
-    send(res, result.status, text, result.bareBody ? bareOf(headers) : headers);
+      sendResult(res, await dispatcher.dispatch(body, ctx), headers);
+    });
   }
 
-  async function route(
+  async function otherRoutes(
     req: IncomingMessage,
     res: ServerResponse,
+    path: string,
+    query: string,
     body: string,
-    headers: OutgoingHttpHeaders,
-  ) {
+    headers: HeaderList,
+  ): Promise<void> {
+    const method = req.method;
+    const bare = bareOf(headers);
+    switch (path) {
+      case '/':
+        if (method === 'GET') return send(res, 201, '', bare);
+        return send(res, 405, 'Method Not Allowed', bare);
+      case '/liveness':
+        if (method !== 'GET') return send(res, 405, 'Method Not Allowed', bare);
+        return send(res, 200, HEALTH_UP, bare);
+      case '/readiness': {
+        if (method !== 'GET') return send(res, 405, 'Method Not Allowed', bare);
+        const params = new URLSearchParams(query);
+        const ready = opts.readiness ? await opts.readiness((name) => params.get(name) ?? undefined) : true;
+        return send(res, ready ? 200 : 503, ready ? HEALTH_UP : HEALTH_DOWN, bare);
+      }
+      case '/login': {
+        if (method !== 'POST') return send(res, 405, 'Method Not Allowed', bare);
+        if (!acceptsJson(req.headers.accept)) return send(res, 406, 'Not Acceptable', bare);
+        if (auth?.login === undefined) return send(res, 400, '', bare, 'Authentication not enabled');
+        const answer = await auth.login(body);
+        const loginHeaders = answer.contentType ? [...bare, 'Content-Type', answer.contentType] : bare;
+        return send(res, answer.status, answer.body, loginHeaders, answer.statusMessage);
+      }
+      default:
+        return send(res, 404, NOT_FOUND_BODY, [...bare, 'Content-Type', 'text/html; charset=utf-8']);
+    }
+  }
+
+  function route(req: IncomingMessage, res: ServerResponse, body: string, headers: HeaderList): void {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     let path = q < 0 ? url : url.slice(0, q);
     if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
-    const method = req.method;
-    const bare = (): OutgoingHttpHeaders => bareOf(headers);
+    if (path === '') path = '/';
 
-    switch (path) {
-      case '/':
-      case '':
-        if (method === 'POST') {
-          if (!acceptsJson(req.headers.accept)) return send(res, 406, 'Not Acceptable', bare());
-          return handleJsonRpc(req, res, body, headers);
-        }
-        if (method === 'GET') return send(res, 201, '', bare());
-        return send(res, 405, 'Method Not Allowed', bare());
-      case '/liveness':
-        if (method !== 'GET') return send(res, 405, 'Method Not Allowed', bare());
-        return send(res, 200, HEALTH_UP, bare());
-      case '/readiness': {
-        if (method !== 'GET') return send(res, 405, 'Method Not Allowed', bare());
-        const query = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
-        const ready = opts.readiness ? await opts.readiness((name) => query.get(name) ?? undefined) : true;
-        return send(res, ready ? 200 : 503, ready ? HEALTH_UP : HEALTH_DOWN, bare());
+    let pending: void | Promise<void>;
+    try {
+      if (path === '/' && req.method === 'POST') {
+        pending = acceptsJson(req.headers.accept)
+          ? handleJsonRpc(req, res, body, headers)
+          : send(res, 406, 'Not Acceptable', bareOf(headers));
+      } else {
+        pending = otherRoutes(req, res, path, q < 0 ? '' : url.slice(q + 1), body, headers);
       }
-      case '/login': {
-        if (method !== 'POST') return send(res, 405, 'Method Not Allowed', bare());
-        if (!acceptsJson(req.headers.accept)) return send(res, 406, 'Not Acceptable', bare());
-        if (auth?.login === undefined) return send(res, 400, '', bare(), 'Authentication not enabled');
-        const answer = await auth.login(body);
-        const loginHeaders = answer.contentType ? { ...bare(), 'Content-Type': answer.contentType } : bare();
-        return send(res, answer.status, answer.body, loginHeaders, answer.statusMessage);
-      }
-      default:
-        return send(res, 404, NOT_FOUND_BODY, { ...bare(), 'Content-Type': 'text/html; charset=utf-8' });
+    } catch (err) {
+      pending = Promise.reject(err);
+    }
+    if (pending instanceof Promise) {
+      pending.catch((err: unknown) => {
+        // The dispatcher maps handler failures itself; this is a failure of the server code.
+        console.error('HTTP JSON-RPC request failed', err);
+        send(res, 200, INTERNAL_ERROR_BODY, headers);
+      });
     }
   }
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
     if (!hostAllowed(req.headers.host)) {
-      send(res, 403, HOST_NOT_AUTHORIZED, { 'Content-Type': 'application/json; charset=utf-8' });
+      send(res, 403, HOST_NOT_AUTHORIZED, ['Content-Type', 'application/json; charset=utf-8']);
       return;
     }
 
@@ -199,18 +228,19 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     );
     if (decision.kind !== 'none') {
       if (decision.kind === 'reject') {
-        send(res, 403, CORS_REJECTED, {}, CORS_REJECTED);
+        send(res, 403, CORS_REJECTED, [], CORS_REJECTED);
         return;
       }
       if (decision.kind === 'preflight') {
-        send(res, 204, '', {
-          'Access-Control-Allow-Origin': decision.allowOrigin,
-          'Access-Control-Allow-Headers': cors.allowHeaders,
-          'Content-Length': '0',
-        });
+        send(res, 204, '', [
+          'Access-Control-Allow-Origin',
+          decision.allowOrigin,
+          'Access-Control-Allow-Headers',
+          cors.allowHeaders,
+        ]);
         return;
       }
-      headers = { ...jsonHeaders, 'Access-Control-Allow-Origin': decision.allowOrigin };
+      headers = [...jsonHeaders, 'Access-Control-Allow-Origin', decision.allowOrigin];
     }
 
     const declared = req.headers['content-length'];
@@ -244,11 +274,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
           : first
             ? first.toString('utf8')
             : '';
-      route(req, res, body, headers).catch((err: unknown) => {
-        // The dispatcher maps handler failures itself; this is a failure of the server code.
-        console.error('HTTP JSON-RPC request failed', err);
-        send(res, 200, INTERNAL_ERROR_BODY, headers);
-      });
+      route(req, res, body, headers);
     });
     req.on('error', () => {
       refused = true;
@@ -257,7 +283,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
 
   function tooLarge(res: ServerResponse): void {
     if (res.headersSent || res.destroyed) return;
-    res.writeHead(413, { Connection: 'close' });
+    res.writeHead(413, ['Connection', 'close', 'Content-Length', '24']);
     res.end('Request Entity Too Large');
   }
 
@@ -282,8 +308,11 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   };
 }
 
-function withoutType(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
-  if (headers['Content-Type'] === undefined) return headers;
-  const { 'Content-Type': _, ...rest } = headers;
-  return rest;
+function withoutType(headers: HeaderList): HeaderList {
+  const out: string[] = [];
+  for (let i = 0; i < headers.length; i += 2) {
+    if ((headers[i] as string).toLowerCase() !== 'content-type')
+      out.push(headers[i] as string, headers[i + 1] as string);
+  }
+  return out;
 }
