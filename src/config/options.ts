@@ -116,7 +116,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     type: 'enum',
     field: 'network',
     default: undefined,
-    defaultText: 'none (a network or a genesis file is required)',
+    defaultText: 'none; a network or a genesis file is required',
     help: 'Built-in network to run: DEV (chain ID 1337, network ID 2018, prefunded test accounts)',
     section: 'Node',
     label: '<NETWORK>',

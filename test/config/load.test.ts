@@ -238,7 +238,7 @@ describe('errors', () => {
       "Invalid value for option '--logging': expected one of [OFF, FATAL, ERROR, WARN, INFO, DEBUG, TRACE, ALL] (case-insensitive) but was 'LOUD'",
     );
     expect(
-      errorOf(() => loadConfig([...DEV, '--miner-extra-data=0x' + '00'.repeat(33)], {})).message,
+      errorOf(() => loadConfig([...DEV, `--miner-extra-data=0x${'00'.repeat(33)}`], {})).message,
     ).toMatch(/is longer than 32 bytes$/);
   });
 
