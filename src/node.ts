@@ -20,7 +20,13 @@ import { Database } from './db/database.js';
 import { logger, setLogLevel } from './log.js';
 import { createDispatcher } from './rpc/dispatch.js';
 import { allMethods } from './rpc/methods/index.js';
+import { createAuth } from './rpc/auth/index.js';
+import { blockFormatOptions } from './rpc/methods/eth/shared.js';
 import { startHttpServer } from './rpc/server/http.js';
+import { startWsServer } from './rpc/server/ws.js';
+import { SubscriptionManager } from './rpc/subscriptions/manager.js';
+import { subscriptionMethods } from './rpc/subscriptions/methods.js';
+import { chainSubscriptionSource } from './events/chainSource.js';
 import type { Services } from './rpc/services.js';
 import { TrieStore } from './state/trieStore.js';
 import { type GenesisAccount, WorldState } from './state/worldState.js';
@@ -103,25 +109,73 @@ export async function startNode(config: Config): Promise<RunningNode> {
   const head = ctx.chain.head();
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];
-  if (config.rpcHttpEnabled) {
-    const dispatcher = createDispatcher({
-      methods: allMethods,
-      enabledGroups: config.rpcHttpApi,
-      maxBatchSize: config.rpcHttpMaxBatchSize,
-    });
-    const http = await startHttpServer({
-      host: config.rpcHttpHost,
-      port: config.rpcHttpPort,
-      dispatcher,
-      services,
-      maxRequestContentLength: config.rpcHttpMaxRequestContentLength,
-      hostAllowlist: config.hostAllowlist,
-      corsOrigins: config.rpcHttpCorsOrigins,
-      maxActiveConnections: config.rpcHttpMaxActiveConnections,
-      prettyJson: config.jsonPrettyPrintEnabled,
-    });
-    log.info(`JSON-RPC HTTP service started on ${config.rpcHttpHost}:${http.port}`);
-    closers.push(() => http.close());
+  try {
+    if (config.rpcHttpEnabled) {
+      const auth = await createAuth({
+        enabled: config.rpcHttpAuthenticationEnabled,
+        credentialsFile: config.rpcHttpAuthenticationCredentialsFile,
+        jwtPublicKeyFile: config.rpcHttpAuthenticationJwtPublicKeyFile,
+        jwtAlgorithm: config.rpcHttpAuthenticationJwtAlgorithm,
+        noAuthMethods: config.rpcHttpApiMethodsNoAuth,
+        transport: 'HTTP',
+      });
+      const dispatcher = createDispatcher({
+        methods: allMethods,
+        enabledGroups: config.rpcHttpApi,
+        maxBatchSize: config.rpcHttpMaxBatchSize,
+      });
+      const http = await startHttpServer({
+        host: config.rpcHttpHost,
+        port: config.rpcHttpPort,
+        dispatcher,
+        services,
+        maxRequestContentLength: config.rpcHttpMaxRequestContentLength,
+        hostAllowlist: config.hostAllowlist,
+        corsOrigins: config.rpcHttpCorsOrigins,
+        maxActiveConnections: config.rpcHttpMaxActiveConnections,
+        prettyJson: config.jsonPrettyPrintEnabled,
+        auth: auth.enabled ? auth : undefined,
+        readiness: () => true,
+      });
+      log.info(`JSON-RPC HTTP service started on ${config.rpcHttpHost}:${http.port}`);
+      closers.push(() => http.close());
+    }
+    if (config.rpcWsEnabled) {
+      const auth = await createAuth({
+        enabled: config.rpcWsAuthenticationEnabled,
+        credentialsFile: config.rpcWsAuthenticationCredentialsFile,
+        jwtPublicKeyFile: config.rpcWsAuthenticationJwtPublicKeyFile,
+        jwtAlgorithm: config.rpcWsAuthenticationJwtAlgorithm,
+        noAuthMethods: config.rpcWsApiMethodsNoAuth,
+        transport: 'WS',
+      });
+      const subscriptions = new SubscriptionManager(chainSubscriptionSource(ctx.chain, blockFormatOptions(services)));
+      const dispatcher = createDispatcher({
+        methods: [...allMethods, ...subscriptionMethods],
+        enabledGroups: config.rpcWsApi,
+        maxBatchSize: 0,
+      });
+      const ws = await startWsServer({
+        host: config.rpcWsHost,
+        port: config.rpcWsPort,
+        dispatcher,
+        services,
+        maxFrameSize: config.rpcWsMaxFrameSize,
+        maxActiveConnections: config.rpcWsMaxActiveConnections,
+        hostAllowlist: config.hostAllowlist,
+        auth: auth.enabled ? auth : undefined,
+        subscriptions,
+      });
+      log.info(`JSON-RPC WebSocket service started on ${config.rpcWsHost}:${ws.port}`);
+      closers.push(async () => {
+        await ws.close();
+        subscriptions.close();
+      });
+    }
+  } catch (err) {
+    for (const close of closers.reverse()) await close();
+    await ctx.db.close();
+    throw err;
   }
   return {
     async stop() {
