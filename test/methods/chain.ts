@@ -2,7 +2,7 @@
  * Test chains for the method tests: a genesis and an RLP block file imported into a temporary data
  * directory, with a Services object over it and the handlers called directly.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createBlockFromRLP } from '@ethereumjs/block';
@@ -10,7 +10,12 @@ import { ChainStore } from '../../src/chain/chainStore.js';
 import { initGenesis } from '../../src/chain/genesis.js';
 import { BlockImporter } from '../../src/chain/importer.js';
 import { readBlockFile } from '../../src/chain/rlpFile.js';
-import { type GenesisSpec, createCommon, genesisHeaderFields, loadGenesisFile } from '../../src/config/genesis.js';
+import {
+  createCommon,
+  type GenesisSpec,
+  genesisHeaderFields,
+  loadGenesisFile,
+} from '../../src/config/genesis.js';
 import type { Config } from '../../src/config/types.js';
 import { customCrypto } from '../../src/crypto/index.js';
 import { Database } from '../../src/db/database.js';
@@ -25,7 +30,10 @@ export const CONFORMANCE = resolve(import.meta.dirname, '../../../shared/conform
 export interface TestChain {
   services: Services;
   /** Calls a method as the dispatcher would and returns the response object (without jsonrpc/id). */
-  call(method: string, params?: unknown[]): Promise<{ result?: unknown; error?: { code: number; message: string } }>;
+  call(
+    method: string,
+    params?: unknown[],
+  ): Promise<{ result?: unknown; error?: { code: number; message: string } }>;
   close(): Promise<void>;
 }
 
@@ -107,7 +115,9 @@ export function readIoCases(methods: string[]): IoExchange[] {
   const out: IoExchange[] = [];
   for (const method of methods) {
     const dir = join(CONFORMANCE, 'rpc-compat', method);
-    for (const name of readdirSync(dir).filter((f) => f.endsWith('.io')).sort()) {
+    for (const name of readdirSync(dir)
+      .filter((f) => f.endsWith('.io'))
+      .sort()) {
       const text = readFileSync(join(dir, name), 'utf8');
       const speconly = text.includes('speconly');
       let request: IoExchange['request'] | undefined;

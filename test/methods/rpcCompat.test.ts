@@ -3,9 +3,10 @@
  * imported rpc-compat chain (blocks 1–54), with head, safe and finalized set to block 54 as hive's
  * forkchoice update does. Errors compare by code (and data), as hive does.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { join } from 'node:path';
-import { CONFORMANCE, type TestChain, openTestChain, readIoCases } from './chain.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONFORMANCE, openTestChain, readIoCases, type TestChain } from './chain.js';
 
 const METHODS = [
   'debug_getRawBlock',
@@ -45,7 +46,8 @@ function sameShape(expected: unknown, actual: unknown, path = '$'): void {
   if (Array.isArray(expected)) {
     expect(Array.isArray(actual), path).toBe(true);
     const a = actual as unknown[];
-    for (let i = 0; i < Math.min(expected.length, a.length); i++) sameShape(expected[i], a[i], `${path}[${i}]`);
+    for (let i = 0; i < Math.min(expected.length, a.length); i++)
+      sameShape(expected[i], a[i], `${path}[${i}]`);
   } else if (typeof expected === 'object') {
     const a = actual as Record<string, unknown>;
     for (const [k, v] of Object.entries(expected as Record<string, unknown>)) {
@@ -76,7 +78,8 @@ describe('rpc-compat fixtures', () => {
       const got = await chain.call(c.request.method, c.request.params ?? []);
       if (c.response.error) {
         expect(got.error?.code, JSON.stringify(got)).toBe(c.response.error.code);
-        if (c.response.error.data !== undefined) expect((got.error as { data?: unknown }).data).toEqual(c.response.error.data);
+        if (c.response.error.data !== undefined)
+          expect((got.error as { data?: unknown }).data).toEqual(c.response.error.data);
       } else if (c.speconly) {
         expect(got.error, JSON.stringify(got.error)).toBeUndefined();
         sameShape(c.response.result, got.result);

@@ -7,7 +7,7 @@ import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Withdrawal } from '@ethereumjs/util';
 import type { ChainStore } from '../../chain/chainStore.js';
 import { bytes, quantity } from './hex.js';
-import { type TxJson, type TxLocationHex, formatTransaction } from './transaction.js';
+import { formatTransaction, type TxJson, type TxLocationHex } from './transaction.js';
 
 export type BlockJson = Record<string, unknown>;
 
@@ -90,7 +90,12 @@ function headerTail(out: BlockJson, h: BlockHeader, withdrawals: readonly Withdr
   if (h.requestsHash !== undefined) out.requestsHash = bytes(h.requestsHash);
 }
 
-function totalDifficultyOf(chain: ChainStore, header: BlockHeader, hash: Uint8Array, opts: FormatBlockOptions) {
+function totalDifficultyOf(
+  chain: ChainStore,
+  header: BlockHeader,
+  hash: Uint8Array,
+  opts: FormatBlockOptions,
+) {
   return opts.totalDifficulty && header.difficulty !== 0n ? chain.getTotalDifficulty(hash) : undefined;
 }
 
@@ -108,11 +113,21 @@ export function txLocationBase(header: BlockHeader, hashHex: string): Omit<TxLoc
  * A block with transaction hashes, or with full transaction objects when `fullTxs`. Senders come from
  * the chain store (recovered once at import).
  */
-export function formatBlock(block: Block, fullTxs: boolean, chain: ChainStore, opts: FormatBlockOptions): BlockJson {
+export function formatBlock(
+  block: Block,
+  fullTxs: boolean,
+  chain: ChainStore,
+  opts: FormatBlockOptions,
+): BlockJson {
   const header = block.header;
   const hash = header.hash();
   const hashHex = bytes(hash);
-  const out = headerHead(header, hashHex, totalDifficultyOf(chain, header, hash, opts), blockSize(chain, hashHex, hash, block));
+  const out = headerHead(
+    header,
+    hashHex,
+    totalDifficultyOf(chain, header, hash, opts),
+    blockSize(chain, hashHex, hash, block),
+  );
   const uncles = new Array(block.uncleHeaders.length);
   for (let i = 0; i < uncles.length; i++) uncles[i] = bytes((block.uncleHeaders[i] as BlockHeader).hash());
   out.uncles = uncles;

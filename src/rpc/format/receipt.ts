@@ -128,5 +128,13 @@ export function formatReceiptAt(
   const r = receipts[index] as StoredReceipt;
   const previousGas = index > 0 ? (receipts[index - 1] as StoredReceipt).cumulativeGasUsed : 0n;
   const tx = block.transactions[index] as TypedTransaction;
-  return formatOne(blockHex(block), tx, senderAt(block, senders, index), r, index, r.cumulativeGasUsed - previousGas, logIndex);
+  return formatOne(
+    blockHex(block),
+    tx,
+    senderAt(block, senders, index),
+    r,
+    index,
+    r.cumulativeGasUsed - previousGas,
+    logIndex,
+  );
 }

@@ -24,8 +24,9 @@ export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefi
   if (tx.type < 2) return (tx as { gasPrice: bigint }).gasPrice;
   const t = tx as unknown as { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
   if (baseFee === undefined) return t.maxFeePerGas;
-  const tip = t.maxFeePerGas - baseFee;
-  return baseFee + (t.maxPriorityFeePerGas < tip ? t.maxPriorityFeePerGas : tip);
+  const headroom = t.maxFeePerGas - baseFee;
+  if (headroom < t.maxPriorityFeePerGas) return t.maxFeePerGas;
+  return baseFee + t.maxPriorityFeePerGas;
 }
 
 /** The chain id a legacy transaction was signed for (EIP-155), if any. */
@@ -76,7 +77,10 @@ export function formatTransaction(tx: TypedTransaction, sender: Address, locatio
   const type = tx.type;
   const typed = type !== 0;
   const out: TxJson = {};
-  if (typed) out.accessList = accessListJson((tx as unknown as { accessList: [Uint8Array, Uint8Array[]][] }).accessList);
+  if (typed)
+    out.accessList = accessListJson(
+      (tx as unknown as { accessList: [Uint8Array, Uint8Array[]][] }).accessList,
+    );
   out.blockHash = location ? location.blockHash : null;
   out.blockNumber = location ? location.blockNumber : null;
   if (location) out.blockTimestamp = location.blockTimestamp;
@@ -91,7 +95,8 @@ export function formatTransaction(tx: TypedTransaction, sender: Address, locatio
     out.maxPriorityFeePerGas = quantity(t.maxPriorityFeePerGas);
     out.maxFeePerGas = quantity(t.maxFeePerGas);
   }
-  if (type === 3) out.maxFeePerBlobGas = quantity((tx as unknown as { maxFeePerBlobGas: bigint }).maxFeePerBlobGas);
+  if (type === 3)
+    out.maxFeePerBlobGas = quantity((tx as unknown as { maxFeePerBlobGas: bigint }).maxFeePerBlobGas);
   out.hash = bytes(tx.hash());
   out.input = bytes(tx.data);
   out.nonce = quantity(tx.nonce);
@@ -109,7 +114,9 @@ export function formatTransaction(tx: TypedTransaction, sender: Address, locatio
     out.blobVersionedHashes = hashes.map((h) => h.toLowerCase());
   }
   if (type === 4) {
-    out.authorizationList = authorizationListJson((tx as unknown as { authorizationList: Uint8Array[][] }).authorizationList);
+    out.authorizationList = authorizationListJson(
+      (tx as unknown as { authorizationList: Uint8Array[][] }).authorizationList,
+    );
   }
   return out;
 }

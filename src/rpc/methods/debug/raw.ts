@@ -59,7 +59,8 @@ export const debugGetRawTransaction: RpcMethod = {
   group: 'DEBUG',
   handler(params, { services }) {
     const value = params[0];
-    if (typeof value !== 'string' || !value.startsWith('0x')) throw new RpcError(INVALID_TRANSACTION_HASH_PARAMS);
+    if (typeof value !== 'string' || !value.startsWith('0x'))
+      throw new RpcError(INVALID_TRANSACTION_HASH_PARAMS);
     const hash = hexToBytes(hash32(value, INVALID_TRANSACTION_HASH_PARAMS));
     const location = services.chain.getTxLocation(hash);
     if (!location) return null;
@@ -68,4 +69,9 @@ export const debugGetRawTransaction: RpcMethod = {
   },
 };
 
-export const debugRawMethods: RpcMethod[] = [debugGetRawHeader, debugGetRawBlock, debugGetRawReceipts, debugGetRawTransaction];
+export const debugRawMethods: RpcMethod[] = [
+  debugGetRawHeader,
+  debugGetRawBlock,
+  debugGetRawReceipts,
+  debugGetRawTransaction,
+];

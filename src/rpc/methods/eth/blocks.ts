@@ -13,9 +13,15 @@ import type { RpcMethod } from '../types.js';
 import { blockFormatOptions } from './shared.js';
 
 /** The canonical block a number or tag names; undefined beyond the head or below zero. */
-export function blockByNumberParam(services: Services, p: Exclude<BlockParam, { kind: 'hash' }>): Block | undefined {
+export function blockByNumberParam(
+  services: Services,
+  p: Exclude<BlockParam, { kind: 'hash' }>,
+): Block | undefined {
   const chain = services.chain;
-  const n = p.kind === 'tag' && (p.tag === 'latest' || p.tag === 'pending') ? chain.head().number : resolveBlockNumber(chain, p);
+  const n =
+    p.kind === 'tag' && (p.tag === 'latest' || p.tag === 'pending')
+      ? chain.head().number
+      : resolveBlockNumber(chain, p);
   return n < 0n ? undefined : chain.getBlockByNumber(n);
 }
 

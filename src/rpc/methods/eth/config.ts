@@ -7,12 +7,12 @@
 import {
   BLOB_FORKS,
   type BlobForkName,
+  blobSchedules,
   FORK_ORDER,
   type ForkName,
+  forkSchedule,
   type GenesisSpec,
   type ScheduledFork,
-  blobSchedules,
-  forkSchedule,
 } from '../../../config/genesis.js';
 import { quantity } from '../../format/hex.js';
 import type { Services } from '../../services.js';
@@ -72,7 +72,9 @@ function systemContracts(spec: GenesisSpec, fork: ForkName): Record<string, unkn
     out.CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS = (
       cfg.consolidationRequestContractAddress ?? DEFAULT_CONSOLIDATION_REQUEST_ADDRESS
     ).toLowerCase();
-    out.DEPOSIT_CONTRACT_ADDRESS = (cfg.depositContractAddress ?? MAINNET_DEPOSIT_CONTRACT_ADDRESS).toLowerCase();
+    out.DEPOSIT_CONTRACT_ADDRESS = (
+      cfg.depositContractAddress ?? MAINNET_DEPOSIT_CONTRACT_ADDRESS
+    ).toLowerCase();
     out.HISTORY_STORAGE_ADDRESS = HISTORY_STORAGE_ADDRESS;
     out.WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS = (
       cfg.withdrawalRequestContractAddress ?? DEFAULT_WITHDRAWAL_REQUEST_ADDRESS

@@ -7,10 +7,10 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { resolveBlockNumber } from '../../blockParam.js';
 import type { ChainStore } from '../../../chain/chainStore.js';
 import type { StoredReceipt } from '../../../chain/receipts.js';
 import { INITIAL_BASE_FEE } from '../../../config/genesis.js';
+import { resolveBlockNumber } from '../../blockParam.js';
 import {
   INVALID_BLOCK_COUNT_PARAMS,
   INVALID_BLOCK_PARAMS,
@@ -69,7 +69,11 @@ function parsePercentiles(value: unknown): number[] | undefined {
 }
 
 /** Priority fees paid at each percentile of the block's gas, transactions sorted by fee (as geth and Besu do). */
-function rewards(block: Block, receipts: readonly StoredReceipt[] | undefined, percentiles: number[]): string[] {
+function rewards(
+  block: Block,
+  receipts: readonly StoredReceipt[] | undefined,
+  percentiles: number[],
+): string[] {
   const txs = block.transactions;
   if (txs.length === 0 || !receipts) return percentiles.map(() => '0x0');
   const baseFee = block.header.baseFeePerGas ?? 0n;
@@ -125,7 +129,9 @@ export const ethFeeHistory: RpcMethod = {
       if (percentiles) {
         const hash = header.hash();
         const block = chain.getBlock(hash);
-        reward.push(block ? rewards(block, chain.getReceipts(hash), percentiles) : percentiles.map(() => '0x0'));
+        reward.push(
+          block ? rewards(block, chain.getReceipts(hash), percentiles) : percentiles.map(() => '0x0'),
+        );
       }
     }
     if (last) {

@@ -4,7 +4,12 @@
  * active at genesis and forks that share an activation point count once.
  */
 import { crc32 } from 'node:zlib';
-import { type ForkName, type GenesisSpec, type ScheduledFork, forkSchedule } from '../../../config/genesis.js';
+import {
+  type ForkName,
+  forkSchedule,
+  type GenesisSpec,
+  type ScheduledFork,
+} from '../../../config/genesis.js';
 
 export interface ForkPoints {
   blocks: bigint[];
@@ -33,7 +38,12 @@ function update(crc: number, point: bigint): number {
 }
 
 /** Fork hash (`0x` + 8 hex digits) of the rules in force at block `number` / time `timestamp`. */
-export function forkHash(genesisHash: Uint8Array, points: ForkPoints, number: bigint, timestamp: bigint): string {
+export function forkHash(
+  genesisHash: Uint8Array,
+  points: ForkPoints,
+  number: bigint,
+  timestamp: bigint,
+): string {
   let crc = crc32(genesisHash);
   for (const b of points.blocks) if (b <= number) crc = update(crc, b);
   for (const t of points.timestamps) if (t <= timestamp) crc = update(crc, t);

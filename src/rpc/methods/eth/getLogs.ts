@@ -3,8 +3,10 @@
  * default latest), filtered by address and topics. The filter object parser is shared with
  * eth_newFilter.
  */
-import { resolveBlockNumber } from '../../blockParam.js';
+
 import type { ChainStore } from '../../../chain/chainStore.js';
+import { blockLogs, canonicalLogs, compileLogQuery, type LogQuery } from '../../../filters/logs.js';
+import { resolveBlockNumber } from '../../blockParam.js';
 import {
   BLOCK_NOT_FOUND,
   EXCEEDS_RPC_MAX_BLOCK_RANGE,
@@ -12,10 +14,9 @@ import {
   INVALID_PARAMS,
   RpcError,
 } from '../../errors.js';
-import { formatLogs } from '../../format/log.js';
 import { hexToBytes } from '../../format/hex.js';
-import { type BlockParam, address, blockNumberParam, hash32 } from '../../params.js';
-import { type LogQuery, blockLogs, canonicalLogs, compileLogQuery } from '../../../filters/logs.js';
+import { formatLogs } from '../../format/log.js';
+import { address, type BlockParam, blockNumberParam, hash32 } from '../../params.js';
 import type { RpcMethod } from '../types.js';
 
 type RangeParam = Exclude<BlockParam, { kind: 'hash' }>;
@@ -55,7 +56,8 @@ export function parseLogFilter(value: unknown): LogFilterParams {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) fail();
   const obj = value as Record<string, unknown>;
   const rawHash = obj.blockHash ?? obj.blockhash;
-  const rangeParam = (v: unknown) => (v === undefined || v === null ? undefined : blockNumberParam(v, INVALID_FILTER_PARAMS));
+  const rangeParam = (v: unknown) =>
+    v === undefined || v === null ? undefined : blockNumberParam(v, INVALID_FILTER_PARAMS);
   const fromBlock = rangeParam(obj.fromBlock);
   const toBlock = rangeParam(obj.toBlock);
   let blockHash: Uint8Array | undefined;

@@ -4,7 +4,7 @@
  */
 import { createMerkleProof } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
-import { KECCAK256_NULL, KECCAK256_RLP, bytesToBigInt, createAccountFromRLP } from '@ethereumjs/util';
+import { bytesToBigInt, createAccountFromRLP, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import { INVALID_STORAGE_KEYS_PARAMS, RpcError } from '../../errors.js';
 import { bytes, hexToBytes, padded, quantity } from '../../format/hex.js';
 import { quantity as quantityParam } from '../../params.js';

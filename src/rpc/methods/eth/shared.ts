@@ -2,8 +2,9 @@
  * Small pieces the eth_ method files share: how blocks are formatted on this chain and the
  * "default to latest" block parameter.
  */
-import type { Services } from '../../services.js';
+
 import type { FormatBlockOptions } from '../../format/block.js';
+import type { Services } from '../../services.js';
 
 const optionsCache = new WeakMap<Services, FormatBlockOptions>();
 

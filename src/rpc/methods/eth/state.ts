@@ -13,12 +13,20 @@ import type { Services } from '../../services.js';
 import type { RpcMethod } from '../types.js';
 
 /** The state manager of the block a request names, or undefined when there is no such block. */
-export function stateAt(services: Services, params: readonly unknown[], blockIndex: number): MerkleStateManager | undefined {
+export function stateAt(
+  services: Services,
+  params: readonly unknown[],
+  blockIndex: number,
+): MerkleStateManager | undefined {
   const header = stateHeaderAt(services, params, blockIndex);
   return header ? services.world.open(header.stateRoot) : undefined;
 }
 
-export function stateHeaderAt(services: Services, params: readonly unknown[], blockIndex: number): BlockHeader | undefined {
+export function stateHeaderAt(
+  services: Services,
+  params: readonly unknown[],
+  blockIndex: number,
+): BlockHeader | undefined {
   return resolveStateBlock(services.chain, stateBlockParam(params, blockIndex));
 }
 

@@ -12,7 +12,7 @@ import {
 } from '../../errors.js';
 import { txLocationBase } from '../../format/block.js';
 import { bytes, hexToBytes } from '../../format/hex.js';
-import { type TxJson, formatTransaction } from '../../format/transaction.js';
+import { formatTransaction, type TxJson } from '../../format/transaction.js';
 import { blockNumberParam, hash32, param, requireParamCount, uint64 } from '../../params.js';
 import type { Services } from '../../services.js';
 import type { RpcMethod } from '../types.js';

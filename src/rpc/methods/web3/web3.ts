@@ -17,7 +17,8 @@ export const web3Sha3: RpcMethod = {
   handler(params) {
     requireParamCount(params, 1);
     const value = params[0];
-    if (typeof value !== 'string' || (value.length > 0 && !value.startsWith('0x'))) throw new RpcError(INVALID_PARAMS);
+    if (typeof value !== 'string' || (value.length > 0 && !value.startsWith('0x')))
+      throw new RpcError(INVALID_PARAMS);
     let data: Uint8Array;
     try {
       data = hexToBytes(value);
