@@ -51,6 +51,7 @@ export interface ImportSummary {
 
 export interface ExportOptions {
   from: bigint;
+  /** Block after the last one to export (exclusive, as Besu's --end-block); absent: one block. */
   to?: bigint;
   file: string;
 }
@@ -227,8 +228,9 @@ export async function exportBlocks(config: Config, opts: ExportOptions): Promise
   const ctx = await openChain(config);
   try {
     const head = ctx.chain.head().number;
-    const to = opts.to === undefined || opts.to > head ? head : opts.to;
-    if (opts.from < 0n || opts.from > to) throw new Error(`nothing to export: start block ${opts.from} is after end block ${to}`);
+    const last = opts.to === undefined ? opts.from : opts.to - 1n;
+    const to = last > head ? head : last;
+    if (opts.from < 0n || opts.from > to) throw new Error(`nothing to export: start block ${opts.from} is after the head (${head})`);
     const chain = ctx.chain;
     function* blocks() {
       for (let n = opts.from; n <= to; n++) {

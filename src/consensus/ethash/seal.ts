@@ -4,11 +4,12 @@
  */
 import type { BlockHeader } from '@ethereumjs/block';
 import { Ethash } from '@ethereumjs/ethash';
+import { MapDB } from '@ethereumjs/util';
 
 export function createSealVerifier(): (header: BlockHeader) => Promise<string | undefined> {
   let ethash: Ethash | undefined;
   return async (header) => {
-    ethash ??= new Ethash();
+    ethash ??= new Ethash(new MapDB() as never);
     const ok = await ethash._verifyPOW(header);
     return ok ? undefined : 'invalid proof-of-work seal (mix hash or nonce does not satisfy the difficulty)';
   };

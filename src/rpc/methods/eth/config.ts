@@ -17,7 +17,7 @@ import {
 import { quantity } from '../../format/hex.js';
 import type { Services } from '../../services.js';
 import type { RpcMethod } from '../types.js';
-import { type ForkPoints, forkHashOf, forkPoints } from './forkId.js';
+import { type ForkPoints, forkHash, forkHashOf, forkPoints } from './forkId.js';
 
 const at = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 
@@ -103,8 +103,17 @@ function forkConfig(spec: GenesisSpec, genesisHash: Uint8Array, points: ForkPoin
   };
 }
 
-/** The config as of time `now` (Unix seconds). */
-export function ethConfig(spec: GenesisSpec, genesisHash: Uint8Array, now: bigint): Record<string, unknown> {
+/**
+ * The config as of time `now` (Unix seconds). Every entry's `forkId` is the fork id the node
+ * announces for its chain head (EIP-2124 over the forks the head has passed), as Besu's fork-id
+ * manager reports it.
+ */
+export function ethConfig(
+  spec: GenesisSpec,
+  genesisHash: Uint8Array,
+  now: bigint,
+  head: { number: bigint; timestamp: bigint },
+): Record<string, unknown> {
   const schedule = forkSchedule(spec);
   const points = forkPoints(spec);
   // One entry per activation time: the last fork scheduled at that time.
@@ -125,10 +134,11 @@ export function ethConfig(spec: GenesisSpec, genesisHash: Uint8Array, now: bigin
   }
   const next = future[0];
   const last = future[future.length - 1];
+  const headForkId = forkHash(genesisHash, points, head.number, head.timestamp);
   return {
-    current: forkConfig(spec, genesisHash, points, current),
-    next: next ? forkConfig(spec, genesisHash, points, next) : null,
-    last: last ? forkConfig(spec, genesisHash, points, last) : null,
+    current: { ...forkConfig(spec, genesisHash, points, current), forkId: headForkId },
+    next: next ? { ...forkConfig(spec, genesisHash, points, next), forkId: headForkId } : null,
+    last: last ? { ...forkConfig(spec, genesisHash, points, last), forkId: headForkId } : null,
   };
 }
 
@@ -138,6 +148,10 @@ export const ethConfigMethod: RpcMethod = {
   handler(_params, { services }: { services: Services }) {
     const genesisHash = services.chain.genesisHash() ?? services.chain.canonicalHash(0n);
     if (!genesisHash) throw new Error('chain has no genesis block');
-    return ethConfig(services.config.genesis, genesisHash, BigInt(Math.floor(Date.now() / 1000)));
+    const head = services.chain.headHeader();
+    return ethConfig(services.config.genesis, genesisHash, BigInt(Math.floor(Date.now() / 1000)), {
+      number: head.number,
+      timestamp: head.timestamp,
+    });
   },
 };
