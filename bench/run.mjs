@@ -1,0 +1,575 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: block import and JSON-RPC read throughput of Alder, with Ganache and Hardhat's
+ * node measured in the same run on the same machine where they have an equivalent, and the ratio.
+ *
+ *   node bench/run.mjs [--blocks=1000] [--gas-limit=3000000] [--runs=3] [--seconds=4]
+ *                      [--requests=20000] [--concurrency=64] [--no-peers] [--fresh] [--keep]
+ *                      [--json=FILE]
+ *
+ * Every server binds 127.0.0.1 on a free port and runs as a child process; the load generator
+ * (bench/load.mjs) is a separate process too. Everything started here is stopped by PID.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { RLP } from '@ethereumjs/rlp';
+import { bytesToBigInt, bytesToHex, concatBytes, setLengthLeft, bigIntToBytes } from '@ethereumjs/util';
+import {
+  CHAIN_ID,
+  DEFAULT_ACCOUNTS,
+  SELECTORS,
+  TOKEN_ADDRESS,
+  TRANSFER_TOPIC,
+  accountKey,
+  addressOf,
+  tokenInitCode,
+} from './genchain.mjs';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const BIN = join(ROOT, 'bin/alder');
+const RPC_COMPAT = resolve(ROOT, '../shared/conformance/rpc-compat');
+const T_START = performance.now();
+
+// ---------------------------------------------------------------------------------------------------
+// Options
+
+const opt = { blocks: 1000, 'gas-limit': 3_000_000, runs: 3, seconds: 4, requests: 20_000, concurrency: 64 };
+for (const a of process.argv.slice(2)) {
+  const m = /^--([a-z-]+)(?:=(.*))?$/.exec(a);
+  if (!m) throw new Error(`unexpected argument ${a}`);
+  opt[m[1]] = m[2] === undefined ? true : Number.isNaN(Number(m[2])) ? m[2] : Number(m[2]);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Processes (each one started here is tracked and stopped by its PID)
+
+const children = new Set();
+
+function start(cmd, args, { env, cwd } = {}) {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env }, cwd });
+  children.add(child);
+  let out = '';
+  const keep = (d) => {
+    out += d;
+    if (out.length > 1 << 20) out = out.slice(-(1 << 19));
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise((res) => child.once('exit', (code, signal) => res({ code, signal })));
+  exited.then(() => children.delete(child));
+  return { child, pid: child.pid, exited, output: () => out };
+}
+
+async function stop(proc) {
+  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
+  process.kill(proc.pid, 'SIGTERM');
+  const timer = setTimeout(() => {
+    if (proc.child.exitCode === null && proc.child.signalCode === null) process.kill(proc.pid, 'SIGKILL');
+  }, 10_000);
+  await proc.exited;
+  clearTimeout(timer);
+}
+
+function killAll() {
+  for (const c of children) {
+    if (c.exitCode === null && c.signalCode === null && c.pid !== undefined) {
+      try {
+        process.kill(c.pid, 'SIGKILL');
+      } catch {}
+    }
+  }
+}
+process.on('exit', killAll);
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
+/** Runs a command to completion; returns wall seconds and output, throws on failure. */
+async function run(cmd, args, opts = {}) {
+  const t0 = performance.now();
+  const p = start(cmd, args, opts);
+  const timer = setTimeout(() => process.kill(p.pid, 'SIGKILL'), (opts.timeoutSeconds ?? 900) * 1000);
+  const { code, signal } = await p.exited;
+  clearTimeout(timer);
+  const seconds = (performance.now() - t0) / 1000;
+  if (code !== 0) throw new Error(`${[cmd, ...args].join(' ')} exited with ${code ?? signal}:\n${p.output().slice(-4000)}`);
+  return { seconds, output: p.output() };
+}
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
+}
+
+/** Resident set size and its peak, in MiB, of a process. */
+function memory(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? Number.NaN);
+  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// JSON-RPC client (set-up and checks only; the load itself goes through bench/load.mjs)
+
+let rpcId = 0;
+async function rpc(url, method, params = []) {
+  const r = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
+  });
+  const body = await r.json();
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
+}
+
+async function waitForRpc(url, proc, seconds = 90) {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    if (proc.child.exitCode !== null) throw new Error(`server exited with ${proc.child.exitCode}:\n${proc.output().slice(-4000)}`);
+    try {
+      await rpc(url, 'eth_blockNumber');
+      return;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`server did not answer within ${seconds} s:\n${proc.output().slice(-4000)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Figures
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? Number.NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const fmt = (x, digits = 0) =>
+  Number.isFinite(x) ? x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '-';
+const hex = (n) => `0x${BigInt(n).toString(16)}`;
+const log = (msg) => process.stderr.write(`[${((performance.now() - T_START) / 1000).toFixed(0).padStart(4)} s] ${msg}\n`);
+
+function table(headers, rows) {
+  const cells = [headers, ...rows].map((r) => r.map(String));
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
+  const line = (r) => `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+  return [line(cells[0]), `|${widths.map((w, i) => (i === 0 ? ':' : '-') + '-'.repeat(w) + (i === 0 ? '-' : ':')).join('|')}|`, ...cells.slice(1).map(line)].join('\n');
+}
+
+/** Blocks, transactions and gas of a file of concatenated block RLP. */
+function chainStats(path) {
+  const raw = readFileSync(path);
+  let rest = raw;
+  let blocks = 0;
+  let txs = 0;
+  let gas = 0n;
+  while (rest.length > 0) {
+    const { data, remainder } = RLP.decode(rest, true);
+    blocks++;
+    gas += bytesToBigInt(data[0][10]);
+    txs += data[1].length;
+    rest = remainder;
+  }
+  return { blocks, txs, gas: Number(gas) };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Block import through the CLI
+
+const alderArgs = (genesis, dataDir) => [BIN, `--genesis-file=${genesis}`, `--data-path=${dataDir}`];
+
+/**
+ * Wall time of `alder blocks import`, less the wall time of the same command importing an empty file
+ * into a fresh data directory (process start-up, KZG set-up, genesis): the median of `runs` of each.
+ * The data directory of the last full import is kept for the RPC benchmark when `keepDir` is given.
+ */
+async function measureImport(name, genesis, chainFile, runs, work, keepDir) {
+  const empty = join(work, 'empty.rlp');
+  writeFileSync(empty, new Uint8Array());
+  const startup = [];
+  for (let i = 0; i < opt.runs; i++) {
+    const dir = join(work, `${name}-empty-${i}`);
+    const r = await run(process.execPath, [...alderArgs(genesis, dir), 'blocks', 'import', `--from=${empty}`, '--skip-pow-validation-enabled']);
+    startup.push(r.seconds);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const full = [];
+  let output = '';
+  for (let i = 0; i < runs; i++) {
+    const dir = keepDir && i === runs - 1 ? keepDir : join(work, `${name}-full-${i}`);
+    const r = await run(process.execPath, [...alderArgs(genesis, dir), 'blocks', 'import', `--from=${chainFile}`, '--skip-pow-validation-enabled']);
+    full.push(r.seconds);
+    output = r.output;
+    if (dir !== keepDir) rmSync(dir, { recursive: true, force: true });
+    log(`  ${name} import run ${i + 1}/${runs}: ${r.seconds.toFixed(2)} s wall`);
+  }
+  const stats = chainStats(chainFile);
+  const seconds = Math.max(1e-3, median(full) - median(startup));
+  return { name, ...stats, runs, startupRuns: opt.runs, startup: median(startup), wall: median(full), seconds, output };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Generated chain (cached by generator source and parameters: generation costs minutes)
+
+async function generatedChain() {
+  const source = readFileSync(join(import.meta.dirname, 'genchain.mjs'));
+  const params = { blocks: opt.blocks, gasLimit: opt['gas-limit'] };
+  const key = createHash('sha256').update(source).update(JSON.stringify(params)).digest('hex').slice(0, 16);
+  const dir = join(tmpdir(), 'alder-bench-cache', key);
+  const metaPath = join(dir, 'meta.json');
+  if (!opt.fresh && existsSync(metaPath)) {
+    const meta = JSON.parse(readFileSync(metaPath, 'utf8'));
+    log(`generated chain: cached in ${dir} (generated in ${meta.seconds} s)`);
+    return { ...meta, cached: true };
+  }
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  log(`generating ${opt.blocks} blocks, gas limit ${opt['gas-limit']} → ${dir}`);
+  const r = await run(process.execPath, [
+    join(import.meta.dirname, 'genchain.mjs'),
+    `--blocks=${opt.blocks}`,
+    `--gas-limit=${opt['gas-limit']}`,
+    `--out=${dir}`,
+  ]);
+  const meta = JSON.parse(r.output.slice(r.output.indexOf('{\n')));
+  writeFileSync(metaPath, JSON.stringify(meta, null, 2));
+  return { ...meta, cached: false };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// RPC read workloads
+
+const body = (id, method, params) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+
+/** Request bodies per workload for a chain whose blocks `blocks` carry transactions and token logs. */
+function workloads({ blocks, accounts, token }) {
+  const cycle = (n, f) => Array.from({ length: n }, (_, i) => f(i));
+  return [
+    { name: 'eth_blockNumber', bodies: [body(1, 'eth_blockNumber', [])] },
+    { name: 'eth_getBalance', bodies: cycle(accounts.length, (i) => body(i, 'eth_getBalance', [accounts[i], 'latest'])) },
+    { name: 'eth_getBlockByNumber (full)', bodies: cycle(blocks.length, (i) => body(i, 'eth_getBlockByNumber', [hex(blocks[i]), true])) },
+    {
+      name: 'eth_getLogs (1 block, address+topic)',
+      bodies: cycle(blocks.length, (i) =>
+        body(i, 'eth_getLogs', [{ fromBlock: hex(blocks[i]), toBlock: hex(blocks[i]), address: token, topics: [TRANSFER_TOPIC] }]),
+      ),
+    },
+  ];
+}
+
+async function load(url, bodies, { requests, seconds }, work) {
+  const spec = join(work, `load-${process.hrtime.bigint()}.json`);
+  writeFileSync(spec, JSON.stringify({ url, bodies, concurrency: opt.concurrency, requests, seconds }));
+  const r = await run(process.execPath, [join(import.meta.dirname, 'load.mjs'), spec], { timeoutSeconds: seconds + 60 });
+  rmSync(spec);
+  return JSON.parse(r.output.trim().split('\n').pop());
+}
+
+/** Warm-up, then `runs` bounded runs of each workload; the run with the median rate is reported. */
+async function measureReads(target, url, wls, work) {
+  const results = {};
+  for (const w of wls) {
+    await load(url, w.bodies, { requests: 2000, seconds: 1 }, work);
+    const rs = [];
+    for (let i = 0; i < opt.runs; i++) rs.push(await load(url, w.bodies, { requests: opt.requests, seconds: opt.seconds }, work));
+    const byRate = [...rs].sort((a, b) => a.rps - b.rps);
+    const mid = byRate[Math.floor((byRate.length - 1) / 2)];
+    const errors = rs.reduce((s, r) => s + r.errors, 0);
+    results[w.name] = { ...mid, rps: median(rs.map((r) => r.rps)), errors, firstError: rs.find((r) => r.firstError)?.firstError };
+    log(
+      `  ${target} ${w.name}: ${fmt(results[w.name].rps)} req/s, p50 ${fmt(mid.p50, 2)} ms, p99 ${fmt(mid.p99, 2)} ms, ${fmt(mid.meanBytes)} B${errors ? `, ${errors} errors (${results[w.name].firstError})` : ''}`,
+    );
+  }
+  return results;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Peers: a few blocks of the same transaction mix, sent with eth_sendTransaction and mined together
+
+const PEER_ACCOUNTS = 32;
+const PEER_BLOCKS = 6;
+
+async function fillPeer(url, { automineOff, txsPerBlock }) {
+  const accounts = (await rpc(url, 'eth_accounts')).slice(0, PEER_ACCOUNTS);
+  await rpc(url, ...automineOff);
+  const send = (tx) => rpc(url, 'eth_sendTransaction', [tx]);
+  const mine = async () => {
+    await rpc(url, 'evm_mine');
+    return rpc(url, 'eth_getBlockByNumber', ['latest', false]);
+  };
+  await send({ from: accounts[0], data: bytesToHex(tokenInitCode()), gas: hex(1_000_000) });
+  const deployBlock = await mine();
+  const receipt = await rpc(url, 'eth_getTransactionReceipt', [deployBlock.transactions[0]]);
+  const token = receipt.contractAddress;
+  const word = (v) => setLengthLeft(typeof v === 'bigint' ? bigIntToBytes(v) : v, 32);
+  const transfer = (to, amount) => bytesToHex(concatBytes(SELECTORS.transfer, word(Buffer.from(to.slice(2), 'hex')), word(amount)));
+  for (const a of accounts.slice(1)) await send({ from: accounts[0], to: token, data: transfer(a, 10n ** 24n), gas: hex(100_000) });
+  await mine();
+
+  let seed = 12345;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const pick = (xs) => xs[Math.floor(random() * xs.length)];
+  let fill = 0n;
+  const blocks = [];
+  for (let b = 0; b < PEER_BLOCKS; b++) {
+    for (let i = 0; i < txsPerBlock; i++) {
+      const from = pick(accounts);
+      const r = random();
+      if (r < 0.5) await send({ from, to: pick(accounts), value: hex(10n ** 12n), gas: hex(21_000) });
+      else if (r < 0.85) await send({ from, to: token, data: transfer(pick(accounts), BigInt(1 + Math.floor(random() * 1000))), gas: hex(80_000) });
+      else {
+        await send({ from, to: token, data: bytesToHex(concatBytes(SELECTORS.fill, word(fill), word(16n))), gas: hex(500_000) });
+        fill += 16n;
+      }
+    }
+    const block = await mine();
+    blocks.push(Number(block.number));
+  }
+  const mined = await rpc(url, 'eth_getBlockByNumber', [hex(blocks[0]), false]);
+  const logs = await rpc(url, 'eth_getLogs', [{ fromBlock: hex(blocks[0]), toBlock: hex(blocks[0]), address: token }]);
+  return { accounts, token, blocks, txsInFirst: mined.transactions.length, logsInFirst: logs.length };
+}
+
+function peerKeys() {
+  return Array.from({ length: PEER_ACCOUNTS }, (_, i) => bytesToHex(accountKey(i)));
+}
+
+async function startGanache() {
+  const port = await freePort();
+  const args = [
+    join(ROOT, 'node_modules/ganache/dist/node/cli.js'),
+    '--server.host=127.0.0.1',
+    `--server.port=${port}`,
+    `--chain.chainId=${CHAIN_ID}`,
+    '--miner.blockGasLimit=30000000',
+    '--logging.quiet',
+    ...peerKeys().map((k) => `--wallet.accounts=${k},${hex(10n ** 27n)}`),
+  ];
+  const proc = start(process.execPath, args);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForRpc(url, proc);
+  return { proc, url, automineOff: ['miner_stop'] };
+}
+
+async function startHardhat(work) {
+  const port = await freePort();
+  const dir = join(work, 'hardhat');
+  mkdirSync(dir, { recursive: true });
+  const proc = start(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules/hardhat/internal/cli/bootstrap.js'),
+      '--config',
+      join(import.meta.dirname, 'hardhat.config.cjs'),
+      'node',
+      '--hostname',
+      '127.0.0.1',
+      '--port',
+      String(port),
+    ],
+    {
+      env: {
+        HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true',
+        ALDER_BENCH_KEYS: peerKeys().join(','),
+        ALDER_BENCH_CHAIN_ID: String(CHAIN_ID),
+        ALDER_BENCH_HARDHAT_DIR: dir,
+      },
+    },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await waitForRpc(url, proc);
+  return { proc, url, automineOff: ['evm_setAutomine', [false]] };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Main
+
+async function main() {
+  if (!existsSync(join(ROOT, 'dist/cli/main.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm run bench does)');
+  const work = mkdtempSync(join(tmpdir(), 'alder-bench-'));
+  const report = { started: new Date().toISOString(), options: opt };
+  const out = [];
+  const say = (s = '') => out.push(s);
+  try {
+    // 1. Chains
+    const gen = await generatedChain();
+    report.generated = gen;
+
+    // 2. Block import
+    const imports = [];
+    if (existsSync(join(RPC_COMPAT, 'chain.rlp'))) {
+      log('import: rpc-compat chain');
+      imports.push(await measureImport('rpc-compat', join(RPC_COMPAT, 'genesis.json'), join(RPC_COMPAT, 'chain.rlp'), opt.runs, work));
+    }
+    log('import: generated chain');
+    const alderData = join(work, 'alder-generated');
+    const genImport = await measureImport('generated', gen.genesisPath, gen.chainPath, 1, work, alderData);
+    const headLine = /head is block (\d+) (0x[0-9a-f]{64})/.exec(genImport.output);
+    genImport.headOk = headLine !== null && headLine[2] === gen.headHash;
+    imports.push(genImport);
+    report.imports = imports;
+
+    // 3. RPC reads: Alder on the imported generated chain
+    const stats = chainStats(gen.chainPath);
+    const txsPerBlock = Math.round(stats.txs / stats.blocks);
+    const reads = {};
+    const mem = {};
+    {
+      const port = await freePort();
+      const proc = start(process.execPath, [
+        ...alderArgs(gen.genesisPath, alderData),
+        '--rpc-http-enabled',
+        '--rpc-http-host=127.0.0.1',
+        `--rpc-http-port=${port}`,
+        '--rpc-http-api=ETH,NET,WEB3,DEBUG',
+      ]);
+      const url = `http://127.0.0.1:${port}`;
+      log('rpc: alder');
+      await waitForRpc(url, proc);
+      await new Promise((r) => setTimeout(r, 2000));
+      const idle = memory(proc.pid);
+      const accounts = Array.from({ length: Math.min(256, DEFAULT_ACCOUNTS) }, (_, i) => addressOf(accountKey(i)).toString());
+      const blocks = Array.from({ length: stats.blocks }, (_, i) => i + 1);
+      reads.alder = await measureReads('alder', url, workloads({ blocks, accounts, token: TOKEN_ADDRESS }), work);
+      const loaded = memory(proc.pid);
+      mem.alder = { idle: idle.rss, loaded: loaded.rss, peak: loaded.peak };
+      await stop(proc);
+    }
+
+    // 4. Peers
+    const peers = [];
+    if (!opt['no-peers']) {
+      for (const [name, starter] of [
+        ['ganache', startGanache],
+        ['hardhat', startHardhat],
+      ]) {
+        let peer;
+        try {
+          log(`rpc: ${name} (start and fill ${PEER_BLOCKS} blocks of ${txsPerBlock} txs)`);
+          peer = await starter(work);
+          const chain = await fillPeer(peer.url, { automineOff: peer.automineOff, txsPerBlock });
+          await new Promise((r) => setTimeout(r, 1000));
+          const idle = memory(peer.proc.pid);
+          reads[name] = await measureReads(name, peer.url, workloads(chain), work);
+          const loaded = memory(peer.proc.pid);
+          mem[name] = { idle: idle.rss, loaded: loaded.rss, peak: loaded.peak };
+          peers.push({ name, txsPerBlock: chain.txsInFirst, logsPerBlock: chain.logsInFirst });
+        } catch (err) {
+          log(`  ${name} failed: ${err.message.split('\n')[0]}`);
+          peers.push({ name, error: err.message.split('\n')[0] });
+        } finally {
+          if (peer) await stop(peer.proc);
+        }
+      }
+    }
+    report.reads = reads;
+    report.memory = mem;
+    report.peers = peers;
+
+    // 5. Report
+    const cpu = cpus();
+    say(`# Alder benchmark — ${report.started}`);
+    say(
+      `Node ${process.version}, ${cpu[0]?.model ?? 'cpu'} × ${cpu.length} cores, ${fmt(totalmem() / 2 ** 30, 1)} GiB. ` +
+        'Servers and the load generator are separate processes sharing these cores.',
+    );
+    say();
+    say(
+      `Generated chain: ${gen.headNumber} blocks, gas limit ${fmt(Number(gen.gasLimit))}, ${fmt(stats.txs)} txs ` +
+        `(${fmt(gen.txKinds.eth)} ETH transfers, ${fmt(gen.txKinds.token)} token transfers, ${fmt(gen.txKinds.fill)} storage-heavy calls), ` +
+        `${fmt((stats.gas / stats.blocks / Number(gen.gasLimit)) * 100, 1)}% of the gas limit used on average; ` +
+        `built with @ethereumjs/vm buildBlock in ${fmt(gen.seconds, 1)} s${gen.cached ? ' (earlier run, reused from cache)' : ''}.`,
+    );
+    say();
+    say('## Block import (`alder blocks import`, CLI wall time less an empty import\'s start-up)');
+    say();
+    say(
+      table(
+        ['chain', 'blocks', 'txs', 'Mgas', 'start-up s', 'import s', 'Mgas/s', 'blocks/s', 'runs'],
+        imports.map((r) => [
+          r.name,
+          fmt(r.blocks),
+          fmt(r.txs),
+          fmt(r.gas / 1e6, 1),
+          fmt(r.startup, 2),
+          fmt(r.seconds, 2),
+          fmt(r.gas / 1e6 / r.seconds, 1),
+          fmt(r.blocks / r.seconds, 1),
+          r.runs === 1 ? '1' : `median of ${r.runs}`,
+        ]),
+      ),
+    );
+    say();
+    say(`No npm peer imports RLP blocks: Alder only. Generated head hash ${genImport.headOk ? 'matches' : 'DOES NOT MATCH'} the generator's.`);
+    say();
+    say(
+      `## RPC reads (HTTP keep-alive, ${opt.concurrency} connections, ≤${fmt(opt.requests)} requests or ${opt.seconds} s per run, ` +
+        `median of ${opt.runs} runs after a warm-up)`,
+    );
+    say();
+    const peerNames = peers.filter((p) => !p.error).map((p) => p.name);
+    const headers = ['workload', 'alder req/s', 'p50 ms', 'p99 ms'];
+    for (const p of peerNames) headers.push(`${p} req/s`, `${p} p50/p99 ms`, `alder/${p}`);
+    const rows = Object.keys(reads.alder).map((w) => {
+      const a = reads.alder[w];
+      const row = [w, fmt(a.rps), fmt(a.p50, 2), fmt(a.p99, 2)];
+      for (const p of peerNames) {
+        const r = reads[p][w];
+        row.push(fmt(r.rps), `${fmt(r.p50, 2)}/${fmt(r.p99, 2)}`, `${fmt(a.rps / r.rps, 2)}×`);
+      }
+      return row;
+    });
+    say(table(headers, rows));
+    say();
+    say(
+      `Mean response bytes: ${Object.keys(reads.alder)
+        .map((w) => `${w.split(' ')[0]} ${['alder', ...peerNames].map((t) => `${t} ${fmt(reads[t][w].meanBytes)}`).join(' / ')}`)
+        .join('; ')}.`,
+    );
+    say(
+      `Alder serves the generated chain (blocks 1–${stats.blocks} cycled, ~${txsPerBlock} txs per block); ` +
+        `each peer serves ${PEER_BLOCKS} blocks of ~${txsPerBlock} txs of the same mix sent to it by eth_sendTransaction` +
+        `${peers.length ? ` (${peers.map((p) => (p.error ? `${p.name}: failed — ${p.error}` : `${p.name}: ${p.txsPerBlock} txs and ${p.logsPerBlock} logs in the first`)).join('; ')})` : ''}.`,
+    );
+    const errs = Object.entries(reads).flatMap(([t, ws]) => Object.entries(ws).filter(([, r]) => r.errors).map(([w, r]) => `${t} ${w}: ${r.errors} errors (${r.firstError})`));
+    if (errs.length) say(`Errors: ${errs.join('; ')}`);
+    say();
+    say('## Memory (RSS, MiB)');
+    say();
+    say(
+      table(
+        ['server', 'idle', 'after load', 'peak'],
+        Object.entries(mem).map(([t, m]) => [t, fmt(m.idle), fmt(m.loaded), fmt(m.peak)]),
+      ),
+    );
+    say();
+    say(`Total bench time ${fmt((performance.now() - T_START) / 1000)} s.`);
+    const text = out.join('\n');
+    process.stdout.write(`${text}\n`);
+    if (typeof opt.json === 'string') writeFileSync(opt.json, JSON.stringify(report, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 2));
+  } finally {
+    if (!opt.keep) rmSync(work, { recursive: true, force: true });
+    else log(`kept ${work}`);
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench failed: ${err.stack ?? err}\n`);
+  killAll();
+  process.exit(1);
+});
