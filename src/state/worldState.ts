@@ -5,7 +5,7 @@
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
-import { Account, Address, ValueEncoding, bytesToBigInt, createAddressFromString } from '@ethereumjs/util';
+import { Account, Address, ValueEncoding, bytesToBigInt, bytesToHex, createAddressFromString } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
 import type { TrieStore } from './trieStore.js';
 
@@ -17,6 +17,9 @@ export interface GenesisAccount {
 }
 
 export class WorldState {
+  /** Read-only state managers by state root, most recently used last. */
+  private readonly readers = new Map<string, MerkleStateManager>();
+
   constructor(
     readonly store: TrieStore,
     private readonly common: Common,
@@ -40,6 +43,34 @@ export class WorldState {
       common: this.common,
       caches: cached ? new Caches() : undefined,
     });
+  }
+
+  /**
+   * A shared, read-only state manager at `root` (for queries: never write through it). Keeps the
+   * trie nodes it has read, so repeated reads of the same block's state skip LMDB and RLP decoding.
+   */
+  reader(root: Uint8Array): MerkleStateManager {
+    const key = bytesToHex(root);
+    let sm = this.readers.get(key);
+    if (sm) {
+      this.readers.delete(key);
+    } else {
+      sm = new MerkleStateManager({
+        trie: new MerklePatriciaTrie({
+          db: this.store,
+          useKeyHashing: true,
+          useKeyHashingFunction: keccak256,
+          valueEncoding: ValueEncoding.Bytes,
+          root,
+          common: this.common,
+          cacheSize: 4096,
+        }),
+        common: this.common,
+      });
+      if (this.readers.size >= 16) this.readers.delete(this.readers.keys().next().value as string);
+    }
+    this.readers.set(key, sm);
+    return sm;
   }
 
   /** Writes the genesis allocation and returns its state root. */

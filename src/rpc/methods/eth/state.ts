@@ -19,7 +19,7 @@ export function stateAt(
   blockIndex: number,
 ): MerkleStateManager | undefined {
   const header = stateHeaderAt(services, params, blockIndex);
-  return header ? services.world.open(header.stateRoot) : undefined;
+  return header ? services.world.reader(header.stateRoot) : undefined;
 }
 
 export function stateHeaderAt(
@@ -54,9 +54,17 @@ export const ethGetTransactionCount: RpcMethod = {
     const who = addressParam(params, 0);
     if (!state) return null;
     const account = await state.getAccount(who);
-    return quantity(account?.nonce ?? 0n);
+    const nonce = account?.nonce ?? 0n;
+    // `pending` counts the sender's executable pool transactions.
+    const pool = services.txPool;
+    if (pool && isPendingTag(params[1])) return quantity(pool.nextNonce(who, nonce));
+    return quantity(nonce);
   },
 };
+
+function isPendingTag(p: unknown): boolean {
+  return p === 'pending';
+}
 
 export const ethGetCode: RpcMethod = {
   name: 'eth_getCode',
