@@ -6,10 +6,11 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allMethods } from '../../src/rpc/methods/index.js';
+import { CHAIN_CORE_METHODS } from '../helpers/methods.js';
 import { CONFORMANCE, openTestChain, readBesuCases, type TestChain } from './chain.js';
 
-const OURS = new Set(allMethods.map((m) => m.name));
+/** This file covers the chain-core read methods; other capabilities replay their own cases. */
+const OURS = CHAIN_CORE_METHODS;
 
 /** Same value and same member order (Besu compares text), numbers compared by value. */
 function expectExact(actual: unknown, expected: unknown, path = '$'): void {
