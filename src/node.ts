@@ -28,6 +28,8 @@ import { SubscriptionManager } from './rpc/subscriptions/manager.js';
 import { subscriptionMethods } from './rpc/subscriptions/methods.js';
 import { chainSubscriptionSource } from './events/chainSource.js';
 import type { Services } from './rpc/services.js';
+import { FilterManager } from './filters/manager.js';
+import { TxPool } from './txpool/pool.js';
 import { TrieStore } from './state/trieStore.js';
 import { type GenesisAccount, WorldState } from './state/worldState.js';
 import { VERSION } from './version.js';
@@ -107,6 +109,15 @@ export async function startNode(config: Config): Promise<RunningNode> {
     networkId: config.networkId,
     peerCount: () => 0,
   };
+  services.txPool = new TxPool(ctx.chain, ctx.world, ctx.common, {
+    maxSize: config.txPoolMaxSize,
+    priceBump: config.txPoolPriceBump,
+    maxFutureBySender: config.txPoolMaxFutureBySender,
+    minGasPrice: config.minGasPrice,
+    txFeeCap: config.rpcTxFeecap,
+    strictReplayProtection: config.strictTxReplayProtectionEnabled,
+  });
+  services.filters = new FilterManager(ctx.chain, services.txPool);
   const head = ctx.chain.head();
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];

@@ -6,7 +6,9 @@ import type { Common } from '@ethereumjs/common';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { BlockImporter } from '../chain/importer.js';
 import type { Config } from '../config/types.js';
+import type { FilterManager } from '../filters/manager.js';
 import type { WorldState } from '../state/worldState.js';
+import type { TxPool } from '../txpool/pool.js';
 
 export interface Services {
   config: Config;
@@ -20,4 +22,8 @@ export interface Services {
   networkId: bigint;
   /** Number of connected peers (0 until networking exists). */
   peerCount(): number;
+  /** The transaction pool; absent where no pool runs (methods answer `Transaction pool not enabled`). */
+  txPool?: TxPool;
+  /** Poll filters (eth_newFilter …). */
+  filters?: FilterManager;
 }

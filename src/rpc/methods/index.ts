@@ -1,16 +1,20 @@
 /** Every JSON-RPC method Alder serves; the dispatcher enables them by group. */
+import { debugBatchSendRawTransaction } from './debug/batchSend.js';
 import { debugRawMethods } from './debug/raw.js';
 import { blockMethods } from './eth/blocks.js';
 import { chainInfoMethods } from './eth/chainInfo.js';
 import { ethConfigMethod } from './eth/config.js';
 import { feeMethods } from './eth/feeHistory.js';
+import { filterMethods } from './eth/filters.js';
 import { ethGetLogs } from './eth/getLogs.js';
 import { ethGetProof } from './eth/getProof.js';
 import { receiptMethods } from './eth/receipts.js';
+import { ethSendRawTransaction } from './eth/sendRawTransaction.js';
 import { stateMethods } from './eth/state.js';
 import { transactionMethods } from './eth/transactions.js';
 import { uncleMethods } from './eth/uncles.js';
 import { netMethods } from './net/net.js';
+import { txpoolMethods } from './txpool/txpool.js';
 import type { RpcMethod } from './types.js';
 import { web3Methods } from './web3/web3.js';
 
@@ -28,4 +32,8 @@ export const allMethods: RpcMethod[] = [
   ...web3Methods,
   ...netMethods,
   ...debugRawMethods,
+  ethSendRawTransaction,
+  debugBatchSendRawTransaction,
+  ...txpoolMethods,
+  ...filterMethods,
 ];

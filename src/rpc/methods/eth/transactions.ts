@@ -38,8 +38,12 @@ export const ethGetTransactionByHash: RpcMethod = {
   group: 'ETH',
   handler(params, { services }) {
     requireParamCount(params, 1);
-    const location = services.chain.getTxLocation(txHashParam(params, 0));
-    if (!location) return null;
+    const hash = txHashParam(params, 0);
+    const location = services.chain.getTxLocation(hash);
+    if (!location) {
+      const pooled = services.txPool?.get(hash);
+      return pooled ? formatTransaction(pooled.tx, pooled.sender) : null;
+    }
     const block = services.chain.getBlock(location.blockHash);
     return block ? transactionInBlock(services, block, BigInt(location.index)) : null;
   },

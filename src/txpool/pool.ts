@@ -1,0 +1,382 @@
+/**
+ * The transaction pool: validated transactions per sender, split at query time into `pending`
+ * (nonces contiguous from the sender's account nonce) and `queued` (after a gap). Validation follows
+ * Besu's order and reasons; limits are --tx-pool-max-size (whole pool, cheapest tail evicted) and
+ * --tx-pool-max-future-by-sender (distance from the account nonce). The chain's `newHead` drops
+ * included transactions and re-injects those of blocks a reorg removed.
+ */
+import { EventEmitter } from 'node:events';
+import type { Block } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import {
+  type TypedTransaction,
+  createBlob4844TxFromSerializedNetworkWrapper,
+  createTxFromRLP,
+} from '@ethereumjs/tx';
+import { type Address, bytesToHex } from '@ethereumjs/util';
+import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
+import type { WorldState } from '../state/worldState.js';
+
+export type TxRejection =
+  | 'DECODE'
+  | 'INVALID_SIGNATURE'
+  | 'WRONG_CHAIN_ID'
+  | 'REPLAY_PROTECTED_SIGNATURE_REQUIRED'
+  | 'TYPE_NOT_SUPPORTED'
+  | 'NONCE_TOO_LOW'
+  | 'NONCE_TOO_FAR_IN_FUTURE'
+  | 'INTRINSIC_GAS'
+  | 'EXCEEDS_BLOCK_GAS_LIMIT'
+  | 'UPFRONT_COST_EXCEEDS_BALANCE'
+  | 'GAS_PRICE_TOO_LOW'
+  | 'GAS_PRICE_BELOW_BASE_FEE'
+  | 'BLOB_GAS_PRICE_BELOW_BLOB_BASE_FEE'
+  | 'REPLACEMENT_UNDERPRICED'
+  | 'KNOWN'
+  | 'FEE_CAP_EXCEEDED'
+  | 'MAX_PRIORITY_FEE_EXCEEDS_MAX_FEE'
+  | 'BLOB_COUNT'
+  | 'TOTAL_BLOB_GAS_TOO_HIGH'
+  | 'INVALID_BLOBS'
+  | 'OVERSIZED';
+
+export class TxPoolError extends Error {
+  override name = 'TxPoolError';
+  constructor(
+    readonly reason: TxRejection,
+    detail?: string,
+  ) {
+    super(detail ? `${reason}: ${detail}` : reason);
+  }
+}
+
+export interface PooledTx {
+  tx: TypedTransaction;
+  hash: Uint8Array;
+  hashHex: string;
+  sender: Address;
+  senderHex: string;
+  local: boolean;
+  /** Milliseconds since the epoch (the pool's clock). */
+  addedAt: number;
+  size: number;
+  /** Insertion sequence, for eviction ties and stable listing. */
+  seq: number;
+}
+
+export interface TxPoolOptions {
+  maxSize: number;
+  priceBump: number;
+  blobPriceBump?: number;
+  maxFutureBySender: number;
+  minGasPrice: bigint;
+  /** Wei; 0 means no cap. */
+  txFeeCap: bigint;
+  strictReplayProtection: boolean;
+  now?: () => number;
+}
+
+/** Besu's limit for a non-blob transaction (128 KiB); blob transactions are bounded by their blob count. */
+export const MAX_TX_SIZE = 128 * 1024;
+
+interface SenderTxs {
+  byNonce: Map<bigint, PooledTx>;
+  /** Account nonce when last read (refreshed on add and on every new head). */
+  accountNonce: bigint;
+}
+
+function maxFee(tx: TypedTransaction): bigint {
+  return tx.type >= 2 ? (tx as unknown as { maxFeePerGas: bigint }).maxFeePerGas : (tx as unknown as { gasPrice: bigint }).gasPrice;
+}
+function maxPriority(tx: TypedTransaction): bigint {
+  return tx.type >= 2
+    ? (tx as unknown as { maxPriorityFeePerGas: bigint }).maxPriorityFeePerGas
+    : (tx as unknown as { gasPrice: bigint }).gasPrice;
+}
+
+export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx] }> {
+  private readonly byHash = new Map<string, PooledTx>();
+  private readonly bySender = new Map<string, SenderTxs>();
+  private seq = 0;
+  private readonly now: () => number;
+  private readonly onHead = (e: NewHeadEvent) => {
+    void this.handleNewHead(e).catch(() => undefined);
+  };
+
+  constructor(
+    private readonly chain: ChainStore,
+    private readonly world: WorldState,
+    private readonly common: Common,
+    readonly options: TxPoolOptions,
+  ) {
+    super();
+    this.setMaxListeners(0);
+    this.now = options.now ?? Date.now;
+    chain.on('newHead', this.onHead);
+  }
+
+  close(): void {
+    this.chain.off('newHead', this.onHead);
+  }
+
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  get(hash: Uint8Array | string): PooledTx | undefined {
+    return this.byHash.get(typeof hash === 'string' ? hash.toLowerCase() : bytesToHex(hash));
+  }
+
+  all(): PooledTx[] {
+    return [...this.byHash.values()].sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Pending (executable) and queued transactions per sender, nonce-ordered. */
+  content(): { pending: Map<string, PooledTx[]>; queued: Map<string, PooledTx[]> } {
+    const pending = new Map<string, PooledTx[]>();
+    const queued = new Map<string, PooledTx[]>();
+    for (const [sender, s] of this.bySender) {
+      const sorted = [...s.byNonce.values()].sort((a, b) => (a.tx.nonce < b.tx.nonce ? -1 : 1));
+      let next = s.accountNonce;
+      const p: PooledTx[] = [];
+      const q: PooledTx[] = [];
+      for (const t of sorted) {
+        if (t.tx.nonce === next && q.length === 0) {
+          p.push(t);
+          next++;
+        } else q.push(t);
+      }
+      if (p.length) pending.set(sender, p);
+      if (q.length) queued.set(sender, q);
+    }
+    return { pending, queued };
+  }
+
+  /** The next nonce for `sender` counting its executable pool transactions; undefined if it has none. */
+  nextNonce(sender: Address, accountNonce: bigint): bigint {
+    const s = this.bySender.get(sender.toString());
+    let next = accountNonce;
+    if (!s) return next;
+    while (s.byNonce.has(next)) next++;
+    return next;
+  }
+
+  /** The fork rules of the block being built on the head. */
+  private headCommon(): { common: Common; header: ReturnType<ChainStore['headHeader']> } {
+    const header = this.chain.headHeader();
+    const common = this.common.copy();
+    common.setHardforkBy({ blockNumber: header.number + 1n, timestamp: header.timestamp + 1n });
+    return { common, header };
+  }
+
+  /** Decodes a raw transaction (blob transactions in the network wrapper form, KZG checked). */
+  decode(raw: Uint8Array): TypedTransaction {
+    const { common } = this.headCommon();
+    if (raw.length > 0 && raw[0] === 3) {
+      try {
+        return createBlob4844TxFromSerializedNetworkWrapper(raw, { common });
+      } catch (err) {
+        const msg = String((err as Error).message ?? err);
+        if (/kzg|proof|versioned hash|commitment/i.test(msg)) throw new TxPoolError('INVALID_BLOBS', msg);
+        // Not the wrapper form: a bare blob transaction has no blobs to propagate.
+        try {
+          createTxFromRLP(raw, { common });
+        } catch (inner) {
+          throw new TxPoolError('DECODE', String((inner as Error).message ?? inner));
+        }
+        throw new TxPoolError('BLOB_COUNT', 'blob transaction without blobs');
+      }
+    }
+    try {
+      return createTxFromRLP(raw, { common });
+    } catch (err) {
+      throw new TxPoolError('DECODE', String((err as Error).message ?? err));
+    }
+  }
+
+  /** Validates and adds a raw transaction; returns its pooled entry. Throws TxPoolError. */
+  async addRaw(raw: Uint8Array, local = true): Promise<PooledTx> {
+    const tx = this.decode(raw);
+    return this.add(tx, local, raw.length);
+  }
+
+  async add(tx: TypedTransaction, local: boolean, size = tx.serialize().length): Promise<PooledTx> {
+    const { common, header } = this.headCommon();
+    const hashHex = bytesToHex(tx.hash());
+    if (this.byHash.has(hashHex)) throw new TxPoolError('KNOWN');
+    if (!common.isActivatedEIP(2930) && tx.type === 1) throw new TxPoolError('TYPE_NOT_SUPPORTED');
+    if (!common.isActivatedEIP(1559) && tx.type === 2) throw new TxPoolError('TYPE_NOT_SUPPORTED');
+    if (!common.isActivatedEIP(4844) && tx.type === 3) throw new TxPoolError('TYPE_NOT_SUPPORTED');
+    if (!common.isActivatedEIP(7702) && tx.type === 4) throw new TxPoolError('TYPE_NOT_SUPPORTED');
+    if (tx.type !== 3 && size > MAX_TX_SIZE) throw new TxPoolError('OVERSIZED');
+    // chain id
+    const chainId = common.chainId();
+    if (tx.type === 0) {
+      const v = tx.v ?? 0n;
+      if (v >= 35n) {
+        if ((v - 35n) >> 1n !== chainId) throw new TxPoolError('WRONG_CHAIN_ID');
+      } else if (this.options.strictReplayProtection) {
+        throw new TxPoolError('REPLAY_PROTECTED_SIGNATURE_REQUIRED');
+      }
+    } else if ((tx as unknown as { chainId: bigint }).chainId !== chainId) {
+      throw new TxPoolError('WRONG_CHAIN_ID');
+    }
+    let sender: Address;
+    try {
+      sender = tx.getSenderAddress();
+    } catch (err) {
+      throw new TxPoolError('INVALID_SIGNATURE', String((err as Error).message ?? err));
+    }
+    if (tx.type >= 2 && maxPriority(tx) > maxFee(tx)) throw new TxPoolError('MAX_PRIORITY_FEE_EXCEEDS_MAX_FEE');
+    if (tx.getMinimumGasLimit() > tx.gasLimit) throw new TxPoolError('INTRINSIC_GAS');
+    if (tx.gasLimit > header.gasLimit) throw new TxPoolError('EXCEEDS_BLOCK_GAS_LIMIT');
+    if (maxFee(tx) < this.options.minGasPrice) throw new TxPoolError('GAS_PRICE_TOO_LOW');
+    const baseFee = header.baseFeePerGas !== undefined ? header.calcNextBaseFee() : undefined;
+    if (baseFee !== undefined && maxFee(tx) < baseFee) throw new TxPoolError('GAS_PRICE_BELOW_BASE_FEE');
+    if (this.options.txFeeCap > 0n && maxFee(tx) * tx.gasLimit > this.options.txFeeCap)
+      throw new TxPoolError('FEE_CAP_EXCEEDED');
+    if (tx.type === 3) {
+      const blobTx = tx as unknown as { numBlobs(): number; maxFeePerBlobGas: bigint; getDataGas(): bigint };
+      if (blobTx.numBlobs() === 0) throw new TxPoolError('BLOB_COUNT');
+      const maxBlobGas = common.param('maxBlobGasPerBlock');
+      if (maxBlobGas !== undefined && blobTx.getDataGas() > maxBlobGas) throw new TxPoolError('TOTAL_BLOB_GAS_TOO_HIGH');
+      if (header.excessBlobGas !== undefined) {
+        let blobFee: bigint | undefined;
+        try {
+          blobFee = header.calcNextBlobGasPrice(common);
+        } catch {
+          blobFee = undefined;
+        }
+        if (blobFee !== undefined && blobTx.maxFeePerBlobGas < blobFee)
+          throw new TxPoolError('BLOB_GAS_PRICE_BELOW_BLOB_BASE_FEE');
+      }
+    }
+    // account state
+    const state = this.world.open(header.stateRoot);
+    const account = await state.getAccount(sender);
+    const accountNonce = account?.nonce ?? 0n;
+    const balance = account?.balance ?? 0n;
+    if (tx.nonce < accountNonce) throw new TxPoolError('NONCE_TOO_LOW');
+    if (tx.nonce - accountNonce >= BigInt(this.options.maxFutureBySender))
+      throw new TxPoolError('NONCE_TOO_FAR_IN_FUTURE');
+    if (this.upfrontCost(tx) > balance) throw new TxPoolError('UPFRONT_COST_EXCEEDS_BALANCE');
+    const senderHex = sender.toString();
+    let s = this.bySender.get(senderHex);
+    const existing = s?.byNonce.get(tx.nonce);
+    if (existing && !this.isReplacement(existing.tx, tx)) throw new TxPoolError('REPLACEMENT_UNDERPRICED');
+    if (!s) {
+      s = { byNonce: new Map(), accountNonce };
+      this.bySender.set(senderHex, s);
+    }
+    s.accountNonce = accountNonce;
+    const entry: PooledTx = {
+      tx,
+      hash: tx.hash(),
+      hashHex,
+      sender,
+      senderHex,
+      local,
+      addedAt: this.now(),
+      size,
+      seq: this.seq++,
+    };
+    if (existing) this.removeEntry(existing, true);
+    s.byNonce.set(tx.nonce, entry);
+    this.byHash.set(hashHex, entry);
+    this.emit('added', entry);
+    this.evictOverflow();
+    return entry;
+  }
+
+  private upfrontCost(tx: TypedTransaction): bigint {
+    let cost = tx.gasLimit * maxFee(tx) + tx.value;
+    if (tx.type === 3) {
+      const b = tx as unknown as { maxFeePerBlobGas: bigint; getDataGas(): bigint };
+      cost += b.getDataGas() * b.maxFeePerBlobGas;
+    }
+    return cost;
+  }
+
+  private isReplacement(old: TypedTransaction, next: TypedTransaction): boolean {
+    const bump = BigInt(old.type === 3 ? (this.options.blobPriceBump ?? 100) : this.options.priceBump);
+    const needs = (o: bigint) => o + (o * bump) / 100n;
+    if (maxFee(next) < needs(maxFee(old))) return false;
+    if (next.type >= 2 || old.type >= 2) {
+      if (maxPriority(next) < needs(maxPriority(old))) return false;
+    }
+    if (old.type === 3 && next.type === 3) {
+      const f = (t: TypedTransaction) => (t as unknown as { maxFeePerBlobGas: bigint }).maxFeePerBlobGas;
+      if (f(next) < needs(f(old))) return false;
+    }
+    return true;
+  }
+
+  /** Drops the cheapest last-nonce transactions until the pool fits --tx-pool-max-size. */
+  private evictOverflow(): void {
+    while (this.byHash.size > this.options.maxSize) {
+      let victim: PooledTx | undefined;
+      for (const s of this.bySender.values()) {
+        let last: PooledTx | undefined;
+        for (const t of s.byNonce.values()) if (!last || t.tx.nonce > last.tx.nonce) last = t;
+        if (!last) continue;
+        if (
+          !victim ||
+          maxFee(last.tx) < maxFee(victim.tx) ||
+          (maxFee(last.tx) === maxFee(victim.tx) && last.seq > victim.seq)
+        )
+          victim = last;
+      }
+      if (!victim) return;
+      this.removeEntry(victim, true);
+    }
+  }
+
+  private removeEntry(entry: PooledTx, dropped: boolean): void {
+    this.byHash.delete(entry.hashHex);
+    const s = this.bySender.get(entry.senderHex);
+    if (s && s.byNonce.get(entry.tx.nonce) === entry) {
+      s.byNonce.delete(entry.tx.nonce);
+      if (s.byNonce.size === 0) this.bySender.delete(entry.senderHex);
+    }
+    if (dropped) this.emit('dropped', entry);
+  }
+
+  /** Removes a transaction by hash (e.g. when included by the block builder). */
+  remove(hash: Uint8Array | string): boolean {
+    const e = this.get(hash);
+    if (!e) return false;
+    this.removeEntry(e, false);
+    return true;
+  }
+
+  async handleNewHead(event: NewHeadEvent): Promise<void> {
+    for (const block of event.added) this.dropIncluded(block);
+    const header = event.head.header;
+    const state = this.world.open(header.stateRoot);
+    for (const [, s] of this.bySender) {
+      const first = s.byNonce.values().next().value as PooledTx | undefined;
+      if (!first) continue;
+      const account = await state.getAccount(first.sender);
+      s.accountNonce = account?.nonce ?? 0n;
+      for (const t of [...s.byNonce.values()]) if (t.tx.nonce < s.accountNonce) this.removeEntry(t, true);
+    }
+    // Transactions of blocks that left the canonical chain go back in, unless the new chain has them.
+    for (const block of event.removed) {
+      for (const tx of block.transactions) {
+        if (this.chain.getTxLocation(tx.hash())) continue;
+        try {
+          await this.add(tx as TypedTransaction, false);
+        } catch {
+          // no longer valid on the new chain
+        }
+      }
+    }
+  }
+
+  private dropIncluded(block: Block): void {
+    for (const tx of block.transactions) {
+      const e = this.byHash.get(bytesToHex(tx.hash()));
+      if (e) this.removeEntry(e, false);
+    }
+  }
+}
