@@ -199,6 +199,8 @@ export async function startNode(config: Config): Promise<RunningNode> {
 }
 
 export async function importBlocks(config: Config, files: string[], opts: ImportOptions): Promise<ImportSummary> {
+  setLogLevel(config.logging);
+  const log = logger('import');
   const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });
   let imported = 0;
   let skipped = 0;
@@ -225,6 +227,7 @@ export async function importBlocks(config: Config, files: string[], opts: Import
         }
         if (result === 'imported') imported++;
         else skipped++;
+        log.debug({ number: block.header.number.toString(), hash: bytesToHex(block.hash()), result }, 'Imported block');
         opts.onProgress?.(imported + skipped, undefined, block.header.number);
       }
     }
