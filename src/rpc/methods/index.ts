@@ -3,7 +3,10 @@ import { debugBatchSendRawTransaction } from './debug/batchSend.js';
 import { debugRawMethods } from './debug/raw.js';
 import { blockMethods } from './eth/blocks.js';
 import { chainInfoMethods } from './eth/chainInfo.js';
+import { ethCall } from './eth/call.js';
 import { ethConfigMethod } from './eth/config.js';
+import { ethCreateAccessList } from './eth/createAccessList.js';
+import { ethEstimateGas } from './eth/estimateGas.js';
 import { feeMethods } from './eth/feeHistory.js';
 import { filterMethods } from './eth/filters.js';
 import { ethGetLogs } from './eth/getLogs.js';
@@ -29,6 +32,9 @@ export const allMethods: RpcMethod[] = [
   ethGetLogs,
   ...feeMethods,
   ethConfigMethod,
+  ethCall,
+  ethEstimateGas,
+  ethCreateAccessList,
   ...web3Methods,
   ...netMethods,
   ...debugRawMethods,

@@ -1,0 +1,473 @@
+/**
+ * Simulates a transaction on the state of a block, as Besu's transaction simulator does for
+ * eth_call, eth_estimateGas and eth_createAccessList: state = the block's state root, block
+ * environment = the block's own header. Nothing reaches the chain's store: the state manager reads
+ * the shared trie through an overlay that keeps every write, and the whole run sits inside a
+ * checkpoint that is reverted, so the state manager never flushes.
+ */
+import type { Block, BlockHeader } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { type CustomPrecompile, getActivePrecompiles } from '@ethereumjs/evm';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import {
+  type TypedTransaction,
+  createAccessList2930Tx,
+  createBlob4844Tx,
+  createEOACode7702Tx,
+  createFeeMarket1559Tx,
+  createLegacyTx,
+} from '@ethereumjs/tx';
+import {
+  Account,
+  Address,
+  KECCAK256_NULL,
+  ValueEncoding,
+  bytesToHex,
+  equalsBytes,
+  setLengthLeft,
+} from '@ethereumjs/util';
+import { type RunTxResult, type VM, createVM, runTx } from '@ethereumjs/vm';
+import type { ChainStore } from '../chain/chainStore.js';
+import { keccak256 } from '../crypto/index.js';
+import type { WorldState } from '../state/worldState.js';
+import { OverlayStore } from './overlayStore.js';
+
+export type AccessListEntry = [Uint8Array, Uint8Array[]];
+
+export interface AuthorizationItem {
+  chainId: bigint;
+  address: Uint8Array;
+  nonce: bigint;
+  yParity: bigint;
+  r: bigint;
+  s: bigint;
+}
+
+/** A call object, decoded. Absent members are undefined. */
+export interface CallRequest {
+  from?: Uint8Array;
+  to?: Uint8Array;
+  gas?: bigint;
+  gasPrice?: bigint;
+  maxFeePerGas?: bigint;
+  maxPriorityFeePerGas?: bigint;
+  value?: bigint;
+  data?: Uint8Array;
+  nonce?: bigint;
+  accessList?: AccessListEntry[];
+  maxFeePerBlobGas?: bigint;
+  blobVersionedHashes?: Uint8Array[];
+  authorizationList?: AuthorizationItem[];
+  strict?: boolean;
+}
+
+export interface AccountOverride {
+  balance?: bigint;
+  nonce?: bigint;
+  code?: Uint8Array;
+  /** Replaces the whole storage. */
+  state?: Array<[Uint8Array, Uint8Array]>;
+  /** Changes single slots. */
+  stateDiff?: Array<[Uint8Array, Uint8Array]>;
+  movePrecompileToAddress?: Uint8Array;
+}
+
+/** Keyed by 20-byte address as lowercase `0x…`. */
+export type StateOverrides = Map<string, AccountOverride>;
+
+export type InvalidReason =
+  | 'NONCE_TOO_LOW'
+  | 'UPFRONT_COST_EXCEEDS_BALANCE'
+  | 'INTRINSIC_GAS_EXCEEDS_GAS_LIMIT'
+  | 'TOTAL_BLOB_GAS_TOO_HIGH'
+  | 'INVALID_BLOBS'
+  | 'OTHER';
+
+/** The transaction could not be run at all (Besu's transaction validation result). */
+export class InvalidSimulationError extends Error {
+  override name = 'InvalidSimulationError';
+  constructor(
+    readonly reason: InvalidReason,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+export interface SimulationResult {
+  status: 'success' | 'revert' | 'halt';
+  output: Uint8Array;
+  /** Gas used before refunds (Besu's estimate-gas figure). */
+  gasUsedBeforeRefund: bigint;
+  /** Gas charged after refunds. */
+  gasUsed: bigint;
+  gasLimit: bigint;
+  /** Besu's halt reason, e.g. `Invalid opcode: 0xfe` or `Out of gas`. */
+  haltReason?: string;
+  accessList?: AccessListEntry[];
+}
+
+export interface SimulateOptions {
+  overrides?: StateOverrides;
+  /** Replaces the call's gas (estimateGas probing). */
+  gasLimit?: bigint;
+  reportAccessList?: boolean;
+}
+
+/** BLOCKHASH for a simulated block: the ancestors of its header. */
+class AncestorHashes {
+  constructor(
+    private readonly chain: ChainStore,
+    private readonly tip: BlockHeader,
+  ) {}
+  async getBlock(number: number): Promise<{ hash(): Uint8Array }> {
+    const n = BigInt(number);
+    if (this.chain.isCanonical(this.tip.hash(), this.tip.number)) {
+      const hash = this.chain.canonicalHash(n);
+      if (hash) return { hash: () => hash };
+    }
+    let h: BlockHeader | undefined = this.tip;
+    while (h && h.number > n) h = this.chain.getHeader(h.parentHash);
+    if (!h || h.number !== n) throw new Error(`unknown ancestor ${number}`);
+    const hash = h.hash();
+    return { hash: () => hash };
+  }
+  async putBlock(): Promise<void> {}
+  shallowCopy(): this {
+    return this;
+  }
+}
+
+const ZERO_ADDRESS = new Uint8Array(20);
+
+function hexQ(v: bigint): string {
+  return `0x${v.toString(16)}`;
+}
+
+function intrinsicGasOf(tx: TypedTransaction): bigint {
+  return tx.getIntrinsicGas();
+}
+
+export class CallSimulator {
+  constructor(
+    private readonly chain: ChainStore,
+    private readonly world: WorldState,
+    /** 0 = no cap. */
+    private readonly gasCap: bigint,
+  ) {}
+
+  /** The gas limit a call runs with: the given gas or the block's, capped by --rpc-gas-cap. */
+  gasLimitFor(header: BlockHeader, call: CallRequest): bigint {
+    let gas = call.gas ?? header.gasLimit;
+    if (this.gasCap > 0n && gas > this.gasCap) gas = this.gasCap;
+    // EIP-7825 (Osaka) caps a transaction's gas; a call that names no gas gets the cap.
+    const common = header.common;
+    if (call.gas === undefined && common.isActivatedEIP(7825)) {
+      let max = 1n << 24n;
+      try {
+        max = common.param('maxTransactionGasLimit');
+      } catch {
+        // the parameter is only registered with the Osaka parameter set
+      }
+      if (gas > max) gas = max;
+    }
+    return gas;
+  }
+
+  private openState(root: Uint8Array, common: Common): MerkleStateManager {
+    const trie = new MerklePatriciaTrie({
+      db: new OverlayStore(this.world.store),
+      useKeyHashing: true,
+      useKeyHashingFunction: keccak256,
+      valueEncoding: ValueEncoding.Bytes,
+      root,
+      common,
+    });
+    return new MerkleStateManager({ trie, common, caches: new Caches() });
+  }
+
+  async simulate(header: BlockHeader, call: CallRequest, opts: SimulateOptions = {}): Promise<SimulationResult> {
+    const common = header.common.copy();
+    const state = this.openState(header.stateRoot, common);
+    const moved: CustomPrecompile[] = [];
+    if (opts.overrides) {
+      const active = getActivePrecompiles(common);
+      for (const [addr, o] of opts.overrides) {
+        if (!o.movePrecompileToAddress) continue;
+        const fn = active.get(addr.slice(2));
+        if (!fn) throw new InvalidSimulationError('OTHER', `account ${addr} is not a precompile`);
+        moved.push({ address: new Address(o.movePrecompileToAddress), function: fn });
+        moved.push({ address: new Address(Uint8Array.from(Buffer.from(addr.slice(2), 'hex'))) });
+      }
+    }
+    const vm: VM = await createVM({
+      common,
+      stateManager: state,
+      blockchain: new AncestorHashes(this.chain, header) as never,
+      evmOpts: moved.length > 0 ? { customPrecompiles: moved } : undefined,
+    });
+    await state.checkpoint();
+    try {
+      if (opts.overrides) await applyOverrides(state, opts.overrides);
+      return await this.run(vm, state, header, common, call, opts);
+    } finally {
+      await state.revert();
+    }
+  }
+
+  private async run(
+    vm: VM,
+    state: MerkleStateManager,
+    header: BlockHeader,
+    common: Common,
+    call: CallRequest,
+    opts: SimulateOptions,
+  ): Promise<SimulationResult> {
+    const from = new Address(call.from ?? ZERO_ADDRESS);
+    const gasLimit = opts.gasLimit ?? this.gasLimitFor(header, call);
+    const baseFee = header.baseFeePerGas;
+    const london = common.isActivatedEIP(1559);
+    const feesGiven =
+      (call.gasPrice ?? 0n) > 0n || (call.maxFeePerGas ?? 0n) > 0n || (call.maxPriorityFeePerGas ?? 0n) > 0n;
+    const checkBalance = call.strict === true || (call.strict === undefined && feesGiven);
+
+    let account = await state.getAccount(from);
+    if (!account) account = new Account();
+    const nonce = call.nonce ?? account.nonce;
+    if (call.nonce !== undefined && call.nonce < account.nonce) {
+      throw new InvalidSimulationError(
+        'NONCE_TOO_LOW',
+        `transaction nonce ${call.nonce} below sender account nonce ${account.nonce} for sender ${from.toString()}`,
+      );
+    }
+
+    const txOpts = { common, freeze: false };
+    const base = {
+      nonce,
+      gasLimit,
+      to: call.to,
+      value: call.value ?? 0n,
+      data: call.data ?? new Uint8Array(),
+    };
+    let tx!: TypedTransaction;
+    let maxFee = 0n;
+    const blobs = call.blobVersionedHashes;
+    if (blobs !== undefined && common.isActivatedEIP(4844)) {
+      const maxBlobs = Number(common.param('maxBlobGasPerBlock') / common.param('blobGasPerBlob'));
+      if (blobs.length > maxBlobs) {
+        throw new InvalidSimulationError('TOTAL_BLOB_GAS_TOO_HIGH', `Blob transaction has too many blobs: ${blobs.length}`);
+      }
+    }
+    try {
+      if (blobs !== undefined && common.isActivatedEIP(4844)) {
+        const blobPrice = header.getBlobGasPrice();
+        const maxFeePerBlobGas =
+          !checkBalance && (call.maxFeePerBlobGas ?? 0n) < blobPrice ? blobPrice : (call.maxFeePerBlobGas ?? 0n);
+        maxFee = call.maxFeePerGas ?? call.gasPrice ?? 0n;
+        tx = createBlob4844Tx(
+          {
+            ...base,
+            to: call.to ?? ZERO_ADDRESS,
+            maxFeePerGas: maxFee,
+            maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n,
+            accessList: call.accessList ?? [],
+            maxFeePerBlobGas,
+            blobVersionedHashes: blobs,
+            chainId: common.chainId(),
+          },
+          txOpts,
+        );
+      } else if (call.authorizationList !== undefined && common.isActivatedEIP(7702)) {
+        maxFee = call.maxFeePerGas ?? call.gasPrice ?? 0n;
+        tx = createEOACode7702Tx(
+          {
+            ...base,
+            to: call.to ?? ZERO_ADDRESS,
+            maxFeePerGas: maxFee,
+            maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n,
+            accessList: call.accessList ?? [],
+            authorizationList: call.authorizationList.map((a) => ({
+              chainId: hexQ(a.chainId) as `0x${string}`,
+              address: bytesToHex(a.address),
+              nonce: hexQ(a.nonce) as `0x${string}`,
+              yParity: hexQ(a.yParity) as `0x${string}`,
+              r: hexQ(a.r) as `0x${string}`,
+              s: hexQ(a.s) as `0x${string}`,
+            })),
+            chainId: common.chainId(),
+          },
+          txOpts,
+        );
+      } else if (london && (call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined)) {
+        const prio = call.maxPriorityFeePerGas ?? 0n;
+        maxFee = call.maxFeePerGas ?? (baseFee ?? 0n) + prio;
+        tx = createFeeMarket1559Tx(
+          {
+            ...base,
+            maxFeePerGas: maxFee,
+            maxPriorityFeePerGas: prio > maxFee ? maxFee : prio,
+            accessList: call.accessList ?? [],
+            chainId: common.chainId(),
+          },
+          txOpts,
+        );
+      } else if (call.accessList !== undefined && common.isActivatedEIP(2930)) {
+        maxFee = call.gasPrice ?? 0n;
+        tx = createAccessList2930Tx(
+          { ...base, gasPrice: maxFee, accessList: call.accessList, chainId: common.chainId() },
+          txOpts,
+        );
+      } else {
+        maxFee = call.gasPrice ?? call.maxFeePerGas ?? 0n;
+        tx = createLegacyTx({ ...base, gasPrice: maxFee }, txOpts);
+      }
+    } catch (err) {
+      throw new InvalidSimulationError('OTHER', (err as Error).message);
+    }
+    (tx as { getSenderAddress: () => Address }).getSenderAddress = () => from;
+
+    const intrinsic = intrinsicGasOf(tx);
+    if (intrinsic > gasLimit) {
+      throw new InvalidSimulationError(
+        'INTRINSIC_GAS_EXCEEDS_GAS_LIMIT',
+        `intrinsic gas cost ${intrinsic} exceeds gas limit ${gasLimit}`,
+      );
+    }
+    if (checkBalance) {
+      let upfront = gasLimit * maxFee + (call.value ?? 0n);
+      if (blobs !== undefined) {
+        upfront += BigInt(blobs.length) * common.param('blobGasPerBlob') * (call.maxFeePerBlobGas ?? 0n);
+      }
+      if (upfront > account.balance) {
+        throw new InvalidSimulationError(
+          'UPFRONT_COST_EXCEEDS_BALANCE',
+          `transaction up-front cost ${hexQ(upfront)} exceeds transaction sender account balance ${hexQ(account.balance)} for sender ${from.toString()}`,
+        );
+      }
+    }
+
+    // Besu runs unpriced simulations with a zero base fee; the rest of the environment is the block's.
+    const zeroBaseFee = baseFee !== undefined && (!feesGiven || maxFee < baseFee);
+    const env = blockEnv(header, zeroBaseFee);
+
+    // The simulator lets contracts be senders (EIP-3607 is a pool and block rule): present the sender
+    // as code-less for the validation read only.
+    const hasCode = !equalsBytes(account.codeHash, KECCAK256_NULL);
+    if (hasCode) {
+      const codeHash = account.codeHash;
+      const original = state.getAccount.bind(state);
+      let first = true;
+      state.getAccount = async (a: Address) => {
+        const acc = await original(a);
+        if (first && acc && a.equals(from)) {
+          first = false;
+          const copy = new Account(acc.nonce, acc.balance, acc.storageRoot, KECCAK256_NULL);
+          // Restore the code hash when runTx writes the sender back.
+          const put = state.putAccount.bind(state);
+          state.putAccount = async (addr: Address, value?: Account) => {
+            if (value && addr.equals(from) && equalsBytes(value.codeHash, KECCAK256_NULL)) {
+              value.codeHash = codeHash;
+            }
+            return put(addr, value);
+          };
+          return copy;
+        }
+        return acc;
+      };
+    }
+
+    let result: RunTxResult;
+    try {
+      result = await runTx(vm, {
+        tx,
+        block: env,
+        skipBalance: true,
+        skipNonce: true,
+        skipBlockGasLimitValidation: true,
+        skipHardForkValidation: true,
+        reportAccessList: opts.reportAccessList === true,
+      });
+    } catch (err) {
+      throw new InvalidSimulationError('OTHER', (err as Error).message);
+    }
+    const exec = result.execResult;
+    const gasUsed = result.totalGasSpent;
+    const gasUsedBeforeRefund = gasUsed + (result.gasRefund ?? 0n);
+    const accessList = result.accessList?.map(
+      (item: { address: string; storageKeys: string[] }): AccessListEntry => [
+        Uint8Array.from(Buffer.from(item.address.slice(2), 'hex')),
+        item.storageKeys.map((k: string) => setLengthLeft(Uint8Array.from(Buffer.from(k.slice(2), 'hex')), 32)),
+      ],
+    );
+    const err = exec.exceptionError;
+    if (!err) {
+      return { status: 'success', output: exec.returnValue, gasUsed, gasUsedBeforeRefund, gasLimit, accessList };
+    }
+    if (err.error === 'revert') {
+      return { status: 'revert', output: exec.returnValue, gasUsed, gasUsedBeforeRefund, gasLimit, accessList };
+    }
+    return {
+      status: 'halt',
+      output: new Uint8Array(),
+      gasUsed,
+      gasUsedBeforeRefund,
+      gasLimit,
+      haltReason: haltReason(err.error, exec.runState),
+      accessList,
+    };
+  }
+}
+
+/** Besu's wording of an exceptional halt. */
+function haltReason(error: string, runState: { programCounter: number; code: Uint8Array } | undefined): string {
+  switch (error) {
+    case 'out of gas':
+      return 'Out of gas';
+    case 'invalid opcode': {
+      const op = runState?.code[runState.programCounter];
+      return op === undefined ? 'Invalid opcode' : `Invalid opcode: 0x${op.toString(16).padStart(2, '0')}`;
+    }
+    case 'stack underflow':
+      return 'Stack underflow';
+    case 'stack overflow':
+      return 'Stack overflow';
+    case 'invalid JUMP':
+      return 'Invalid jump destination';
+    default:
+      return error;
+  }
+}
+
+/** A block for the EVM: the header itself, with the base fee shadowed to zero when asked. */
+function blockEnv(header: BlockHeader, zeroBaseFee: boolean): Block {
+  let h = header;
+  if (zeroBaseFee) {
+    h = Object.create(header) as BlockHeader;
+    Object.defineProperty(h, 'baseFeePerGas', { value: 0n });
+  }
+  return { header: h, common: header.common } as unknown as Block;
+}
+
+async function applyOverrides(state: MerkleStateManager, overrides: StateOverrides): Promise<void> {
+  for (const [addr, o] of overrides) {
+    const address = new Address(Uint8Array.from(Buffer.from(addr.slice(2), 'hex')));
+    if (o.balance !== undefined || o.nonce !== undefined) {
+      const acc = (await state.getAccount(address)) ?? new Account();
+      if (o.balance !== undefined) acc.balance = o.balance;
+      if (o.nonce !== undefined) acc.nonce = o.nonce;
+      await state.putAccount(address, acc);
+    }
+    if ((o.state !== undefined || o.stateDiff !== undefined || o.code !== undefined) && !(await state.getAccount(address))) {
+      await state.putAccount(address, new Account());
+    }
+    if (o.code !== undefined) await state.putCode(address, o.code);
+    if (o.state !== undefined) {
+      await state.clearStorage(address);
+      for (const [k, v] of o.state) await state.putStorage(address, k, v);
+    }
+    if (o.stateDiff !== undefined) {
+      for (const [k, v] of o.stateDiff) await state.putStorage(address, k, v);
+    }
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * eth_call, and the pieces eth_estimateGas and eth_createAccessList share with it: the call object
+ * and state override decoders, the block the call runs on, and how simulation outcomes become
+ * Besu's errors.
+ */
+import type { BlockHeader } from '@ethereumjs/block';
+import {
+  type AccountOverride,
+  type CallRequest,
+  CallSimulator,
+  InvalidSimulationError,
+  type SimulationResult,
+  type StateOverrides,
+} from '../../../execution/simulator.js';
+import { resolveStateBlock, stateBlockParam } from '../../blockParam.js';
+import {
+  EXECUTION_HALTED,
+  INTERNAL_ERROR,
+  INTRINSIC_GAS_EXCEEDS_LIMIT,
+  INVALID_CALL_PARAMS,
+  INVALID_PARAMS,
+  NONCE_TOO_LOW,
+  RpcError,
+  TOTAL_BLOB_GAS_TOO_HIGH,
+  TRANSACTION_UPFRONT_COST_EXCEEDS_BALANCE,
+  revertError,
+} from '../../errors.js';
+import { bytes } from '../../format/hex.js';
+import { address, bool, data, hash32, quantity, uint64 } from '../../params.js';
+import type { Services } from '../../services.js';
+import type { RpcMethod } from '../types.js';
+
+const simulators = new WeakMap<Services, CallSimulator>();
+
+/** One simulator per node (it holds no per-call state). */
+export function simulatorOf(services: Services): CallSimulator {
+  let s = simulators.get(services);
+  if (!s) {
+    s = new CallSimulator(services.chain, services.world, services.config.rpcGasCap);
+    simulators.set(services, s);
+  }
+  return s;
+}
+
+function hexBytes(s: string): Uint8Array {
+  return Uint8Array.from(Buffer.from(s.slice(2), 'hex'));
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Besu's call parameter: any malformed member is `Invalid call params`; unknown members are ignored. */
+export function decodeCallObject(value: unknown): CallRequest {
+  if (!isObject(value)) throw new RpcError(INVALID_CALL_PARAMS);
+  const e = INVALID_CALL_PARAMS;
+  const opt = <T>(key: string, decode: (v: unknown, err: typeof e) => T): T | undefined => {
+    const v = value[key];
+    return v === undefined || v === null ? undefined : decode(v, e);
+  };
+  const input = opt('input', data);
+  const dataField = opt('data', data);
+  if (input !== undefined && dataField !== undefined && Buffer.compare(input, dataField) !== 0) {
+    throw new RpcError(INVALID_CALL_PARAMS);
+  }
+  const call: CallRequest = {
+    from: opt('from', (v, err) => hexBytes(address(v, err))),
+    to: opt('to', (v, err) => hexBytes(address(v, err))),
+    gas: opt('gas', uint64),
+    gasPrice: opt('gasPrice', quantity),
+    maxFeePerGas: opt('maxFeePerGas', quantity),
+    maxPriorityFeePerGas: opt('maxPriorityFeePerGas', quantity),
+    value: opt('value', quantity),
+    data: input ?? dataField,
+    nonce: opt('nonce', uint64),
+    maxFeePerBlobGas: opt('maxFeePerBlobGas', quantity),
+    strict: opt('strict', bool),
+  };
+  const al = value.accessList;
+  if (al !== undefined && al !== null) {
+    if (!Array.isArray(al)) throw new RpcError(e);
+    call.accessList = al.map((item) => {
+      if (!isObject(item)) throw new RpcError(e);
+      const keys = item.storageKeys ?? [];
+      if (!Array.isArray(keys)) throw new RpcError(e);
+      return [hexBytes(address(item.address, e)), keys.map((k) => hexBytes(hash32(k, e)))];
+    });
+  }
+  const hashes = value.blobVersionedHashes;
+  if (hashes !== undefined && hashes !== null) {
+    if (!Array.isArray(hashes)) throw new RpcError(e);
+    call.blobVersionedHashes = hashes.map((h) => hexBytes(hash32(h, e)));
+  }
+  const auths = value.authorizationList;
+  if (auths !== undefined && auths !== null) {
+    if (!Array.isArray(auths)) throw new RpcError(e);
+    call.authorizationList = auths.map((a) => {
+      if (!isObject(a)) throw new RpcError(e);
+      return {
+        chainId: quantity(a.chainId, e),
+        address: hexBytes(address(a.address, e)),
+        nonce: quantity(a.nonce, e),
+        yParity: quantity(a.yParity ?? a.v, e),
+        r: quantity(a.r, e),
+        s: quantity(a.s, e),
+      };
+    });
+  }
+  return call;
+}
+
+function slotMap(v: unknown): Array<[Uint8Array, Uint8Array]> {
+  if (!isObject(v)) throw new RpcError(INVALID_PARAMS);
+  return Object.entries(v).map(([k, val]) => [hexBytes(hash32(k)), hexBytes(hash32(val))]);
+}
+
+/** The state override set (third parameter); `undefined` when absent. */
+export function decodeOverrides(value: unknown): StateOverrides | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value)) throw new RpcError(INVALID_PARAMS);
+  const out: StateOverrides = new Map();
+  for (const [addr, raw] of Object.entries(value)) {
+    if (!isObject(raw)) throw new RpcError(INVALID_PARAMS);
+    const o: AccountOverride = {};
+    if (raw.balance !== undefined && raw.balance !== null) o.balance = quantity(raw.balance);
+    if (raw.nonce !== undefined && raw.nonce !== null) o.nonce = uint64(raw.nonce);
+    if (raw.code !== undefined && raw.code !== null) o.code = data(raw.code);
+    if (raw.state !== undefined && raw.state !== null) o.state = slotMap(raw.state);
+    if (raw.stateDiff !== undefined && raw.stateDiff !== null) o.stateDiff = slotMap(raw.stateDiff);
+    if (raw.movePrecompileToAddress !== undefined && raw.movePrecompileToAddress !== null) {
+      o.movePrecompileToAddress = hexBytes(address(raw.movePrecompileToAddress));
+    }
+    out.set(address(addr).toLowerCase(), o);
+  }
+  return out;
+}
+
+/** The header the call runs on (block parameter at `index`, `latest` when absent). */
+export function callHeader(services: Services, params: readonly unknown[], index: number): BlockHeader | undefined {
+  return resolveStateBlock(services.chain, stateBlockParam(params, index));
+}
+
+/** A transaction that could not be run, as Besu answers it. */
+export function invalidSimulation(err: unknown): never {
+  if (err instanceof InvalidSimulationError) {
+    switch (err.reason) {
+      case 'NONCE_TOO_LOW':
+        throw RpcError.withDetail(NONCE_TOO_LOW, err.detail);
+      case 'UPFRONT_COST_EXCEEDS_BALANCE':
+        throw RpcError.withDetail(TRANSACTION_UPFRONT_COST_EXCEEDS_BALANCE, err.detail);
+      case 'INTRINSIC_GAS_EXCEEDS_GAS_LIMIT':
+        throw RpcError.withDetail(INTRINSIC_GAS_EXCEEDS_LIMIT, err.detail);
+      case 'TOTAL_BLOB_GAS_TOO_HIGH':
+        throw RpcError.withDetail(TOTAL_BLOB_GAS_TOO_HIGH, err.detail);
+      default:
+        throw RpcError.withDetail(INTERNAL_ERROR, err.detail);
+    }
+  }
+  throw err;
+}
+
+/** Runs a simulation, turning validation failures into Besu's errors. */
+export async function simulateOrThrow(
+  services: Services,
+  header: BlockHeader,
+  call: CallRequest,
+  opts: Parameters<CallSimulator['simulate']>[2] = {},
+): Promise<SimulationResult> {
+  try {
+    return await simulatorOf(services).simulate(header, call, opts);
+  } catch (err) {
+    invalidSimulation(err);
+  }
+}
+
+/** A failed run: the revert error with its data, or the halt reason. */
+export function failureError(result: SimulationResult): RpcError {
+  if (result.status === 'revert') return revertError(result.output);
+  return RpcError.withDetail(EXECUTION_HALTED, result.haltReason);
+}
+
+export const ethCall: RpcMethod = {
+  name: 'eth_call',
+  group: 'ETH',
+  async handler(params, { services }) {
+    const call = decodeCallObject(params[0]);
+    const header = callHeader(services, params, 1);
+    const overrides = decodeOverrides(params[2]);
+    if (!header) return null;
+    const result = await simulateOrThrow(services, header, call, { overrides });
+    if (result.status !== 'success') throw failureError(result);
+    return bytes(result.output);
+  },
+};

@@ -1,0 +1,106 @@
+/**
+ * The external conformance suites for the execution methods (eth_call, eth_estimateGas,
+ * eth_createAccessList, eth_gasPrice, eth_maxPriorityFeePerGas, eth_getMinerData*), replayed with
+ * the shared runner against the real CLI on the chains each suite was recorded on.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONFORMANCE, type NodeProcess, removeDir, runCli, runConformance, startNode, tempDir } from '../helpers/node.js';
+
+const EXECUTION_METHODS = new Set([
+  'eth_call',
+  'eth_estimateGas',
+  'eth_createAccessList',
+  'eth_gasPrice',
+  'eth_maxPriorityFeePerGas',
+  'eth_getMinerDataByBlockHash',
+  'eth_getMinerDataByBlockNumber',
+]);
+
+/** Cases left out, each with its reason. */
+const NOT_YET: Record<string, string> = {};
+
+function firstMethodOfIo(path: string): string | undefined {
+  const line = readFileSync(path, 'utf8').split('\n').find((l) => l.trim().startsWith('>>'));
+  return line ? (JSON.parse(line.trim().slice(2)) as { method: string }).method : undefined;
+}
+
+describe('rpc-compat suite (execution methods)', () => {
+  let dir: string;
+  let node: NodeProcess;
+  const rc = join(CONFORMANCE, 'rpc-compat');
+  const cases: string[] = [];
+  for (const folder of readdirSync(rc).sort()) {
+    if (folder.includes('.')) continue;
+    for (const f of readdirSync(join(rc, folder)).sort()) {
+      const rel = `${folder}/${f}`;
+      if (!f.endsWith('.io') || NOT_YET[rel]) continue;
+      const m = firstMethodOfIo(join(rc, rel));
+      if (m && EXECUTION_METHODS.has(m)) cases.push(rel);
+    }
+  }
+
+  beforeAll(async () => {
+    dir = tempDir();
+    const genesis = `--genesis-file=${join(rc, 'genesis.json')}`;
+    await runCli([genesis, `--data-path=${dir}`, 'blocks', 'import', `--from=${join(rc, 'chain.rlp')}`, '--skip-pow-validation-enabled']);
+    node = await startNode([genesis, `--data-path=${dir}`, '--rpc-http-api=ETH,NET,WEB3,DEBUG']);
+  });
+  afterAll(async () => {
+    await node?.stop();
+    removeDir(dir);
+  });
+
+  it(`passes every execution case (${cases.length})`, async () => {
+    const r = await runConformance(node.url, cases.map((c) => join(rc, c)));
+    expect(r.failed, r.output).toEqual([]);
+    expect(r.passed.length).toBe(cases.length);
+  });
+});
+
+describe('Besu eth/ spec cases (execution methods)', () => {
+  let dir: string;
+  let node: NodeProcess;
+  const besu = join(CONFORMANCE, 'besu');
+  const cases: string[] = [];
+  for (const f of readdirSync(join(besu, 'eth')).sort()) {
+    if (!f.endsWith('.json') || NOT_YET[f]) continue;
+    const spec = JSON.parse(readFileSync(join(besu, 'eth', f), 'utf8')) as { request: { method?: string } | { method: string }[] };
+    const reqs = Array.isArray(spec.request) ? spec.request : [spec.request];
+    if (reqs.every((r) => r.method && EXECUTION_METHODS.has(r.method))) cases.push(f);
+  }
+
+  beforeAll(async () => {
+    dir = tempDir();
+    const genesis = `--genesis-file=${join(besu, 'chain-data/hive/testGenesis.json')}`;
+    await runCli([
+      genesis,
+      `--data-path=${dir}`,
+      '--network-id=123',
+      'blocks',
+      'import',
+      `--from=${join(besu, 'chain-data/hive/testBlockchain.blocks')}`,
+      '--skip-pow-validation-enabled',
+    ]);
+    node = await startNode([
+      genesis,
+      `--data-path=${dir}`,
+      '--network-id=123',
+      '--rpc-http-api=ETH,NET,WEB3,DEBUG,TRACE',
+      '--rpc-http-max-batch-size=10',
+      '--min-gas-price=1',
+      '--rpc-gas-cap=0',
+    ]);
+  });
+  afterAll(async () => {
+    await node?.stop();
+    removeDir(dir);
+  });
+
+  it(`passes every execution case (${cases.length})`, async () => {
+    const r = await runConformance(node.url, cases.map((c) => join(besu, 'eth', c)));
+    expect(r.failed, r.output).toEqual([]);
+    expect(r.passed.length).toBe(cases.length);
+  });
+});
