@@ -13,7 +13,8 @@ import {
   createBlob4844TxFromSerializedNetworkWrapper,
   createTxFromRLP,
 } from '@ethereumjs/tx';
-import { type Address, bytesToHex } from '@ethereumjs/util';
+import { RLP } from '@ethereumjs/rlp';
+import { type Address, bytesToBigInt, bytesToHex } from '@ethereumjs/util';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import type { WorldState } from '../state/worldState.js';
 
@@ -92,6 +93,39 @@ function maxPriority(tx: TypedTransaction): bigint {
   return tx.type >= 2
     ? (tx as unknown as { maxPriorityFeePerGas: bigint }).maxPriorityFeePerGas
     : (tx as unknown as { gasPrice: bigint }).gasPrice;
+}
+
+/** True when a well-formed transaction names another chain (the library refuses to decode it then). */
+function forOtherChain(raw: Uint8Array, chainId: bigint): boolean {
+  try {
+    const first = raw[0] as number;
+    if (first >= 0xc0) {
+      const fields = RLP.decode(raw) as Uint8Array[];
+      if (!Array.isArray(fields) || fields.length !== 9) return false;
+      const v = bytesToBigInt(fields[6] as Uint8Array);
+      return v >= 35n && (v - 35n) >> 1n !== chainId;
+    }
+    if (first < 1 || first > 4) return false;
+    let fields = RLP.decode(raw.subarray(1)) as unknown[];
+    if (first === 3 && Array.isArray(fields[0])) fields = fields[0] as unknown[];
+    const id = fields[0];
+    return id instanceof Uint8Array && bytesToBigInt(id) !== chainId;
+  } catch {
+    return false;
+  }
+}
+
+/** A typed fee-market transaction whose priority fee exceeds its fee cap (undecodable by the library). */
+function priorityAboveMax(raw: Uint8Array): boolean {
+  const first = raw[0] as number;
+  if (first < 2 || first > 4) return false;
+  try {
+    const fields = RLP.decode(raw.subarray(1)) as unknown[];
+    const [prio, max] = [fields[2], fields[3]];
+    return prio instanceof Uint8Array && max instanceof Uint8Array && bytesToBigInt(prio) > bytesToBigInt(max);
+  } catch {
+    return false;
+  }
 }
 
 export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx] }> {
@@ -177,6 +211,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
         return createBlob4844TxFromSerializedNetworkWrapper(raw, { common });
       } catch (err) {
         const msg = String((err as Error).message ?? err);
+        if (forOtherChain(raw, common.chainId())) throw new TxPoolError('WRONG_CHAIN_ID');
         if (/kzg|proof|versioned hash|commitment/i.test(msg)) throw new TxPoolError('INVALID_BLOBS', msg);
         // Not the wrapper form: a bare blob transaction has no blobs to propagate.
         try {
@@ -190,6 +225,9 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     try {
       return createTxFromRLP(raw, { common });
     } catch (err) {
+      if (raw.length > 0 && forOtherChain(raw, common.chainId()))
+        throw new TxPoolError('WRONG_CHAIN_ID');
+      if (priorityAboveMax(raw)) throw new TxPoolError('MAX_PRIORITY_FEE_EXCEEDS_MAX_FEE');
       throw new TxPoolError('DECODE', String((err as Error).message ?? err));
     }
   }
@@ -264,6 +302,8 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     let s = this.bySender.get(senderHex);
     const existing = s?.byNonce.get(tx.nonce);
     if (existing && !this.isReplacement(existing.tx, tx)) throw new TxPoolError('REPLACEMENT_UNDERPRICED');
+    if (existing) this.removeEntry(existing, true);
+    s = this.bySender.get(senderHex);
     if (!s) {
       s = { byNonce: new Map(), accountNonce };
       this.bySender.set(senderHex, s);
@@ -280,7 +320,6 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       size,
       seq: this.seq++,
     };
-    if (existing) this.removeEntry(existing, true);
     s.byNonce.set(tx.nonce, entry);
     this.byHash.set(hashHex, entry);
     this.emit('added', entry);

@@ -11,7 +11,6 @@ import {
   INVALID_PARAMS,
   LOGS_FILTER_NOT_FOUND,
   RpcError,
-  registerErrorMapping,
 } from '../../errors.js';
 import { bytes } from '../../format/hex.js';
 import { formatLogs } from '../../format/log.js';
@@ -19,7 +18,17 @@ import type { Services } from '../../services.js';
 import type { RpcMethod } from '../types.js';
 import { type LogFilterParams, logRange, parseLogFilter } from './getLogs.js';
 
-registerErrorMapping(FilterLimitError, () => ({ code: -32000, message: 'Filter limit reached' }));
+/** Besu has no bound; Alder's answer when --max filters are installed. */
+const FILTER_LIMIT_REACHED = { code: -32000, message: 'Filter limit reached' } as const;
+
+function install(make: () => string): string {
+  try {
+    return make();
+  } catch (err) {
+    if (err instanceof FilterLimitError) throw new RpcError(FILTER_LIMIT_REACHED);
+    throw err;
+  }
+}
 
 function manager(services: Services): FilterManager {
   if (!services.filters) throw new RpcError(INTERNAL_ERROR);
@@ -38,7 +47,8 @@ export const ethNewFilter: RpcMethod = {
   handler(params, { services }) {
     const f = parseLogFilter(params[0]);
     const toBlock = f.toBlock?.kind === 'number' ? f.toBlock.number : undefined;
-    return manager(services).newLogFilter({ query: compileLogQuery(f.query), toBlock, request: f });
+    const m = manager(services);
+    return install(() => m.newLogFilter({ query: compileLogQuery(f.query), toBlock, request: f }));
   },
 };
 
@@ -46,7 +56,8 @@ export const ethNewBlockFilter: RpcMethod = {
   name: 'eth_newBlockFilter',
   group: 'ETH',
   handler(_params, { services }) {
-    return manager(services).newBlockFilter();
+    const m = manager(services);
+    return install(() => m.newBlockFilter());
   },
 };
 
@@ -54,7 +65,8 @@ export const ethNewPendingTransactionFilter: RpcMethod = {
   name: 'eth_newPendingTransactionFilter',
   group: 'ETH',
   handler(_params, { services }) {
-    return manager(services).newPendingTransactionFilter();
+    const m = manager(services);
+    return install(() => m.newPendingTransactionFilter());
   },
 };
 
