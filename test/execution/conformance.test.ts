@@ -6,7 +6,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFORMANCE, type NodeProcess, removeDir, runCli, runConformance, startNode, tempDir } from '../helpers/node.js';
+import { CONFORMANCE, type NodeProcess, removeDir, rpc, runCli, runConformance, startNode, tempDir } from '../helpers/node.js';
 
 const EXECUTION_METHODS = new Set([
   'eth_call',
@@ -102,5 +102,17 @@ describe('Besu eth/ spec cases (execution methods)', () => {
     const r = await runConformance(node.url, cases.map((c) => join(besu, 'eth', c)));
     expect(r.failed, r.output).toEqual([]);
     expect(r.passed.length).toBe(cases.length);
+  });
+
+  it('reports miner data that adds up to what block 1 paid its coinbase', async () => {
+    const data = await rpc<Record<string, string>>(node.url, 'eth_getMinerDataByBlockNumber', ['0x1']);
+    const balance = await rpc<string>(node.url, 'eth_getBalance', [data.coinbase, '0x1']);
+    expect(data.netBlockReward).toBe(balance);
+    expect(BigInt(data.staticBlockReward)).toBe(5n * 10n ** 18n);
+  });
+
+  it('answers eth_gasPrice within its bounds and eth_maxPriorityFeePerGas', async () => {
+    expect(BigInt(await rpc<string>(node.url, 'eth_gasPrice'))).toBeGreaterThanOrEqual(1n);
+    expect(await rpc<string>(node.url, 'eth_maxPriorityFeePerGas')).toMatch(/^0x[0-9a-f]+$/);
   });
 });

@@ -7,6 +7,8 @@ import { ethCall } from './eth/call.js';
 import { ethConfigMethod } from './eth/config.js';
 import { ethCreateAccessList } from './eth/createAccessList.js';
 import { ethEstimateGas } from './eth/estimateGas.js';
+import { gasPriceMethods } from './eth/gasPrice.js';
+import { minerDataMethods } from './eth/minerData.js';
 import { feeMethods } from './eth/feeHistory.js';
 import { filterMethods } from './eth/filters.js';
 import { ethGetLogs } from './eth/getLogs.js';
@@ -35,6 +37,8 @@ export const allMethods: RpcMethod[] = [
   ethCall,
   ethEstimateGas,
   ethCreateAccessList,
+  ...gasPriceMethods,
+  ...minerDataMethods,
   ...web3Methods,
   ...netMethods,
   ...debugRawMethods,
