@@ -116,6 +116,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
     minGasPrice: config.minGasPrice,
     txFeeCap: config.rpcTxFeecap,
     strictReplayProtection: config.strictTxReplayProtectionEnabled,
+    retentionHours: config.txPoolRetentionHours,
   });
   services.filters = new FilterManager(ctx.chain, services.txPool);
   const head = ctx.chain.head();

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
-import type { TxPool, PooledTx } from '../txpool/pool.js';
+import type { PooledTx, TxPool } from '../txpool/pool.js';
 import { blockLogs, bloomMayMatch, type CompiledLogQuery, type LogEntry } from './logs.js';
 
 export const FILTER_TIMEOUT_MS = 10 * 60 * 1000;
@@ -92,7 +92,8 @@ export class FilterManager {
 
   private install(f: Filter): string {
     this.sweep();
-    if (this.filters.size >= this.maxFilters) throw new FilterLimitError(`at most ${this.maxFilters} filters`);
+    if (this.filters.size >= this.maxFilters)
+      throw new FilterLimitError(`at most ${this.maxFilters} filters`);
     let id = this.newId();
     while (this.filters.has(id)) id = this.newId();
     this.filters.set(id, f);
@@ -132,7 +133,9 @@ export class FilterManager {
   }
 
   /** Takes what accumulated since the last poll. */
-  changes(id: string): { kind: 'block' | 'pendingTx'; hashes: Uint8Array[] } | { kind: 'log'; logs: LogEntry[] } | undefined {
+  changes(
+    id: string,
+  ): { kind: 'block' | 'pendingTx'; hashes: Uint8Array[] } | { kind: 'log'; logs: LogEntry[] } | undefined {
     const f = this.get(id);
     if (!f) return undefined;
     if (f.kind === 'log') {

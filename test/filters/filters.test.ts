@@ -11,7 +11,11 @@ describe('filters', () => {
   let chain: TestChain;
   let now = 1_000_000;
   beforeAll(async () => {
-    chain = await openPoolChain({ genesis: join(RC, 'genesis.json'), blocks: join(RC, 'chain.rlp') }, {}, { now: () => now, maxFilters: 5 });
+    chain = await openPoolChain(
+      { genesis: join(RC, 'genesis.json'), blocks: join(RC, 'chain.rlp') },
+      {},
+      { now: () => now, maxFilters: 5 },
+    );
   });
   afterAll(async () => {
     chain?.services.filters?.close();
@@ -22,12 +26,18 @@ describe('filters', () => {
   it('ids are quantities of up to 16 random bytes; unknown ids answer Besu errors', async () => {
     const id = (await chain.call('eth_newBlockFilter')).result as string;
     expect(id).toMatch(/^0x[1-9a-f][0-9a-f]{0,31}$/);
-    expect(await chain.call('eth_getFilterChanges', ['0x00FFFFFFFFFFFFFFFF'])).toEqual({ error: { code: -32000, message: 'Filter not found' } });
-    expect(await chain.call('eth_getFilterLogs', [id])).toEqual({ error: { code: -32000, message: 'Logs filter not found' } });
+    expect(await chain.call('eth_getFilterChanges', ['0x00FFFFFFFFFFFFFFFF'])).toEqual({
+      error: { code: -32000, message: 'Filter not found' },
+    });
+    expect(await chain.call('eth_getFilterLogs', [id])).toEqual({
+      error: { code: -32000, message: 'Logs filter not found' },
+    });
     expect(await chain.call('eth_uninstallFilter', ['0x8000000000000000'])).toEqual({ result: false });
     expect(await chain.call('eth_uninstallFilter', [id])).toEqual({ result: true });
     expect(await chain.call('eth_uninstallFilter', [id])).toEqual({ result: false });
-    expect(await chain.call('eth_newFilter', [{ address: ['foo'] }])).toEqual({ error: { code: -32602, message: 'Invalid filter params' } });
+    expect(await chain.call('eth_newFilter', [{ address: ['foo'] }])).toEqual({
+      error: { code: -32602, message: 'Invalid filter params' },
+    });
     expect(normaliseId('0x00ff')).toBe('0xff');
   });
 
@@ -43,7 +53,9 @@ describe('filters', () => {
     const b = chain.services.chain.getBlock(Buffer.from(withLogs.blockHash.slice(2), 'hex'))!;
     chain.services.chain.emit('newHead', { head: head(), added: [], removed: [b] });
     chain.services.chain.emit('newHead', { head: head(), added: [b], removed: [] });
-    const changes = (await chain.call('eth_getFilterChanges', [logs])).result as Array<Record<string, unknown>>;
+    const changes = (await chain.call('eth_getFilterChanges', [logs])).result as Array<
+      Record<string, unknown>
+    >;
     const n = all.filter((l) => l.blockHash === withLogs.blockHash).length;
     expect(changes).toHaveLength(2 * n);
     expect(changes.slice(0, n).every((l) => l.removed === true)).toBe(true);
@@ -51,7 +63,8 @@ describe('filters', () => {
     expect((await chain.call('eth_getFilterChanges', [block])).result).toEqual([withLogs.blockHash]);
     expect((await chain.call('eth_getFilterChanges', [block])).result).toEqual([]);
     // a numeric toBlock below the new block: nothing
-    const bounded = (await chain.call('eth_newFilter', [{ fromBlock: '0x0', toBlock: '0x1' }])).result as string;
+    const bounded = (await chain.call('eth_newFilter', [{ fromBlock: '0x0', toBlock: '0x1' }]))
+      .result as string;
     chain.services.chain.emit('newHead', { head: head(), added: [b], removed: [] });
     expect((await chain.call('eth_getFilterChanges', [bounded])).result).toEqual([]);
     for (const id of [block, logs, bounded]) await chain.call('eth_uninstallFilter', [id]);
@@ -75,7 +88,10 @@ describe('filters', () => {
     now += 9 * 60_000;
     expect((await chain.call('eth_getFilterChanges', [id])).result).toEqual([]);
     now += 10 * 60_000;
-    expect((await chain.call('eth_getFilterChanges', [id])).error).toEqual({ code: -32000, message: 'Filter not found' });
+    expect((await chain.call('eth_getFilterChanges', [id])).error).toEqual({
+      code: -32000,
+      message: 'Filter not found',
+    });
     const other = (await chain.call('eth_newBlockFilter')).result as string;
     now += 10 * 60_000;
     chain.services.filters!.sweep();
@@ -85,7 +101,10 @@ describe('filters', () => {
 
   it('bounds the number of filters', async () => {
     for (let i = 0; i < 5; i++) expect((await chain.call('eth_newBlockFilter')).result).toBeTypeOf('string');
-    expect((await chain.call('eth_newBlockFilter')).error).toEqual({ code: -32000, message: 'Filter limit reached' });
+    expect((await chain.call('eth_newBlockFilter')).error).toEqual({
+      code: -32000,
+      message: 'Filter limit reached',
+    });
     now += 11 * 60_000;
     expect((await chain.call('eth_newBlockFilter')).result).toBeTypeOf('string');
   });

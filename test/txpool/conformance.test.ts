@@ -5,7 +5,15 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFORMANCE, type NodeProcess, removeDir, runCli, runConformance, startNode, tempDir } from '../helpers/node.js';
+import {
+  CONFORMANCE,
+  type NodeProcess,
+  removeDir,
+  runCli,
+  runConformance,
+  startNode,
+  tempDir,
+} from '../helpers/node.js';
 
 const RPC_COMPAT = [
   'eth_sendRawTransaction/send-access-list-transaction.io',
@@ -35,7 +43,14 @@ describe('rpc-compat eth_sendRawTransaction and txpool_* (in order, fresh node)'
   beforeAll(async () => {
     dir = tempDir();
     const genesis = `--genesis-file=${join(rc, 'genesis.json')}`;
-    await runCli([genesis, `--data-path=${dir}`, 'blocks', 'import', `--from=${join(rc, 'chain.rlp')}`, '--skip-pow-validation-enabled']);
+    await runCli([
+      genesis,
+      `--data-path=${dir}`,
+      'blocks',
+      'import',
+      `--from=${join(rc, 'chain.rlp')}`,
+      '--skip-pow-validation-enabled',
+    ]);
     node = await startNode([genesis, `--data-path=${dir}`, '--rpc-http-api=ETH,NET,WEB3,DEBUG,TXPOOL']);
   });
   afterAll(async () => {
@@ -44,7 +59,10 @@ describe('rpc-compat eth_sendRawTransaction and txpool_* (in order, fresh node)'
   });
 
   it(`passes every case (${RPC_COMPAT.length})`, async () => {
-    const r = await runConformance(node.url, RPC_COMPAT.map((c) => join(rc, c)));
+    const r = await runConformance(
+      node.url,
+      RPC_COMPAT.map((c) => join(rc, c)),
+    );
     expect(r.failed, r.output).toEqual([]);
     expect(r.passed.length).toBe(RPC_COMPAT.length);
   });
@@ -57,8 +75,22 @@ describe('Besu eth/ raw transaction and filter specs', () => {
   beforeAll(async () => {
     dir = tempDir();
     const genesis = `--genesis-file=${join(besu, 'chain-data/hive/testGenesis.json')}`;
-    await runCli([genesis, `--data-path=${dir}`, '--network-id=123', 'blocks', 'import', `--from=${join(besu, 'chain-data/hive/testBlockchain.blocks')}`, '--skip-pow-validation-enabled']);
-    node = await startNode([genesis, `--data-path=${dir}`, '--network-id=123', '--rpc-http-api=ETH,NET,WEB3,DEBUG,TRACE', '--min-gas-price=1']);
+    await runCli([
+      genesis,
+      `--data-path=${dir}`,
+      '--network-id=123',
+      'blocks',
+      'import',
+      `--from=${join(besu, 'chain-data/hive/testBlockchain.blocks')}`,
+      '--skip-pow-validation-enabled',
+    ]);
+    node = await startNode([
+      genesis,
+      `--data-path=${dir}`,
+      '--network-id=123',
+      '--rpc-http-api=ETH,NET,WEB3,DEBUG,TRACE',
+      '--min-gas-price=1',
+    ]);
   });
   afterAll(async () => {
     await node?.stop();
@@ -66,16 +98,33 @@ describe('Besu eth/ raw transaction and filter specs', () => {
   });
 
   it(`passes every case (${BESU.length})`, async () => {
-    const r = await runConformance(node.url, BESU.map((c) => join(besu, 'eth', c)), ['--strict-key-order']);
+    const r = await runConformance(
+      node.url,
+      BESU.map((c) => join(besu, 'eth', c)),
+      ['--strict-key-order'],
+    );
     expect(r.failed, r.output).toEqual([]);
     expect(r.passed.length).toBe(BESU.length);
   });
 
   it('the mocked cases, for the record', async () => {
-    const mocked = ['eth_sendRawTransaction_transferEther.json', 'eth_newBlockFilter.json', 'eth_getNewFilter_addressOnly.json', 'eth_getNewFilter_validFilterLatestBlock.json'];
-    const r = await runConformance(node.url, mocked.map((c) => join(besu, 'eth', c)));
+    const mocked = [
+      'eth_sendRawTransaction_transferEther.json',
+      'eth_newBlockFilter.json',
+      'eth_getNewFilter_addressOnly.json',
+      'eth_getNewFilter_validFilterLatestBlock.json',
+    ];
+    const r = await runConformance(
+      node.url,
+      mocked.map((c) => join(besu, 'eth', c)),
+    );
     // Filter ids are random, not the harness's `0x1`.
     expect(r.failed.some((f) => f.includes('eth_newBlockFilter'))).toBe(true);
-    console.log(r.output.split('\n').filter((l) => /^(PASS|FAIL)/.test(l)).join('\n'));
+    console.log(
+      r.output
+        .split('\n')
+        .filter((l) => /^(PASS|FAIL)/.test(l))
+        .join('\n'),
+    );
   });
 });

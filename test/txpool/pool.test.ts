@@ -4,15 +4,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBlock } from '@ethereumjs/block';
 import { Common, Mainnet } from '@ethereumjs/common';
+import { RLP } from '@ethereumjs/rlp';
 import {
-  type TypedTransaction,
   createBlob4844Tx,
   createEOACode7702Tx,
   createFeeMarket1559Tx,
   createLegacyTx,
+  type TypedTransaction,
 } from '@ethereumjs/tx';
-import { RLP } from '@ethereumjs/rlp';
-import { bigIntToBytes, bytesToHex, eoaCode7702SignAuthorization, hexToBytes, privateToAddress } from '@ethereumjs/util';
+import {
+  bigIntToBytes,
+  bytesToHex,
+  eoaCode7702SignAuthorization,
+  hexToBytes,
+  privateToAddress,
+} from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PooledTx } from '../../src/txpool/pool.js';
 import type { TestChain } from '../methods/chain.js';
@@ -35,13 +41,30 @@ function genesisFile(): string {
     JSON.stringify({
       config: {
         chainId: 1337,
-        homesteadBlock: 0, eip150Block: 0, eip155Block: 0, eip158Block: 0, byzantiumBlock: 0,
-        constantinopleBlock: 0, petersburgBlock: 0, istanbulBlock: 0, berlinBlock: 0, londonBlock: 0,
-        terminalTotalDifficulty: 0, shanghaiTime: 0, cancunTime: 0, pragueTime: 0,
+        homesteadBlock: 0,
+        eip150Block: 0,
+        eip155Block: 0,
+        eip158Block: 0,
+        byzantiumBlock: 0,
+        constantinopleBlock: 0,
+        petersburgBlock: 0,
+        istanbulBlock: 0,
+        berlinBlock: 0,
+        londonBlock: 0,
+        terminalTotalDifficulty: 0,
+        shanghaiTime: 0,
+        cancunTime: 0,
+        pragueTime: 0,
         blobSchedule: { cancun: fork, prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 } },
       },
-      nonce: '0x0', timestamp: '0x0', extraData: '0x', gasLimit: '0x1c9c380', difficulty: '0x0',
-      baseFeePerGas: '0x7', excessBlobGas: '0x0', blobGasUsed: '0x0',
+      nonce: '0x0',
+      timestamp: '0x0',
+      extraData: '0x',
+      gasLimit: '0x1c9c380',
+      difficulty: '0x0',
+      baseFeePerGas: '0x7',
+      excessBlobGas: '0x0',
+      blobGasUsed: '0x0',
       alloc: {
         [A]: { balance: '0x3635c9adc5dea00000', nonce: '0x5' },
         [B]: { balance: '0x100' },
@@ -53,13 +76,26 @@ function genesisFile(): string {
 
 describe('transaction pool', () => {
   let chain: TestChain;
-  let send: (tx: TypedTransaction | string) => Promise<{ result?: unknown; error?: { code: number; message: string } }>;
+  let send: (
+    tx: TypedTransaction | string,
+  ) => Promise<{ result?: unknown; error?: { code: number; message: string } }>;
   const common = () => chain.services.common;
   const legacy = (o: Record<string, unknown> = {}, key = KEY) =>
-    createLegacyTx({ nonce: 5, gasPrice: 10n * GWEI, gasLimit: 21000, to: TO, value: 1, ...o }, { common: common() }).sign(key);
+    createLegacyTx(
+      { nonce: 5, gasPrice: 10n * GWEI, gasLimit: 21000, to: TO, value: 1, ...o },
+      { common: common() },
+    ).sign(key);
   const eip1559 = (o: Record<string, unknown> = {}, key = KEY) =>
     createFeeMarket1559Tx(
-      { chainId: 1337, nonce: 5, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 21000, to: TO, ...o },
+      {
+        chainId: 1337,
+        nonce: 5,
+        maxFeePerGas: 10n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+        gasLimit: 21000,
+        to: TO,
+        ...o,
+      },
       { common: common() },
     ).sign(key);
 
@@ -69,7 +105,11 @@ describe('transaction pool', () => {
       chain.call('eth_sendRawTransaction', [
         typeof tx === 'string'
           ? tx
-          : bytesToHex(tx.type === 3 ? (tx as unknown as { serializeNetworkWrapper(): Uint8Array }).serializeNetworkWrapper() : tx.serialize()),
+          : bytesToHex(
+              tx.type === 3
+                ? (tx as unknown as { serializeNetworkWrapper(): Uint8Array }).serializeNetworkWrapper()
+                : tx.serialize(),
+            ),
       ]);
   });
   afterAll(async () => {
@@ -85,7 +125,10 @@ describe('transaction pool', () => {
   });
 
   it('rejects with Besu codes and messages', async () => {
-    const badSig = createLegacyTx({ nonce: 5, gasPrice: 10n * GWEI, gasLimit: 21000, to: TO, v: 27n, r: 1n, s: SECP_N - 1n }, { common: common() });
+    const badSig = createLegacyTx(
+      { nonce: 5, gasPrice: 10n * GWEI, gasLimit: 21000, to: TO, v: 27n, r: 1n, s: SECP_N - 1n },
+      { common: common() },
+    );
     expect(await send(badSig)).toEqual(err(-32002, 'Invalid signature'));
     const mainnet = new Common({ chain: Mainnet, hardfork: 'prague' });
     const otherChain = createFeeMarket1559Tx(
@@ -94,18 +137,24 @@ describe('transaction pool', () => {
     ).sign(KEY);
     expect(await send(otherChain)).toEqual(err(-32000, 'Wrong chainId'));
     expect(await send(eip1559({ nonce: 4 }))).toEqual(err(-32001, 'Nonce too low'));
-    expect(await send(eip1559({ nonce: 205 }))).toEqual(err(-32000, 'Transaction nonce is too distant from current sender nonce'));
+    expect(await send(eip1559({ nonce: 205 }))).toEqual(
+      err(-32000, 'Transaction nonce is too distant from current sender nonce'),
+    );
     expect(await send(eip1559({ gasLimit: 20000 }))).toEqual(err(-32003, 'Intrinsic gas exceeds gas limit'));
-    expect(await send(eip1559({ gasLimit: 40_000_000 }))).toEqual(err(-32005, 'Transaction gas limit exceeds block gas limit'));
-    expect(await send(eip1559({ nonce: 0 }, POOR))).toEqual(err(-32004, 'Upfront cost exceeds account balance'));
-    expect(await send(legacy({ gasPrice: 999 }))).toEqual(err(-32009, 'Gas price below configured minimum gas price'));
+    expect(await send(eip1559({ gasLimit: 40_000_000 }))).toEqual(
+      err(-32005, 'Transaction gas limit exceeds block gas limit'),
+    );
+    expect(await send(eip1559({ nonce: 0 }, POOR))).toEqual(
+      err(-32004, 'Upfront cost exceeds account balance'),
+    );
+    expect(await send(legacy({ gasPrice: 999 }))).toEqual(
+      err(-32009, 'Gas price below configured minimum gas price'),
+    );
     const t = eip1559();
     const f = t.raw() as unknown as Uint8Array[];
     f[2] = bigIntToBytes(20n * GWEI);
     const swapped = bytesToHex(new Uint8Array([2, ...RLP.encode(f as never)]));
-    expect(await send(swapped)).toEqual(
-      err(-32000, 'Max priority fee per gas exceeds max fee per gas'),
-    );
+    expect(await send(swapped)).toEqual(err(-32000, 'Max priority fee per gas exceeds max fee per gas'));
     expect(await send(eip1559({ maxFeePerGas: 10n ** 14n, gasLimit: 100_000 }))).toEqual(
       err(-32000, 'Transaction fee cap exceeded'),
     );
@@ -116,21 +165,32 @@ describe('transaction pool', () => {
   it('below the next base fee is -32009', async () => {
     const pool = chain.services.txPool!;
     const fee = chain.services.chain.headHeader().calcNextBaseFee();
-    if (fee > 1000n) expect(await send(legacy({ gasPrice: 1000n }))).toEqual(err(-32009, 'Gas price below current base fee'));
+    if (fee > 1000n)
+      expect(await send(legacy({ gasPrice: 1000n }))).toEqual(
+        err(-32009, 'Gas price below current base fee'),
+      );
     expect(pool.size).toBe(0);
   });
 
   it('strict replay protection refuses pre-EIP-155 legacy transactions', async () => {
     const pool = chain.services.txPool!;
     const old = new Common({ chain: Mainnet, hardfork: 'tangerineWhistle' });
-    const unprotected = createLegacyTx({ nonce: 5, gasPrice: 10n * GWEI, gasLimit: 21000, to: TO }, { common: old }).sign(KEY);
+    const unprotected = createLegacyTx(
+      { nonce: 5, gasPrice: 10n * GWEI, gasLimit: 21000, to: TO },
+      { common: old },
+    ).sign(KEY);
     expect(unprotected.v).toBe(28n - (unprotected.v === 27n ? 1n : 0n));
-    const mainnetLegacy = createLegacyTx({ nonce: 5, gasPrice: 10n * GWEI, gasLimit: 21000, to: TO }).sign(KEY);
+    const mainnetLegacy = createLegacyTx({ nonce: 5, gasPrice: 10n * GWEI, gasLimit: 21000, to: TO }).sign(
+      KEY,
+    );
     expect(await send(mainnetLegacy)).toEqual(err(-32000, 'Wrong chainId'));
     (pool.options as { strictReplayProtection: boolean }).strictReplayProtection = true;
     expect(await send(unprotected)).toEqual(err(-32000, 'ChainId is required'));
     (pool.options as { strictReplayProtection: boolean }).strictReplayProtection = false;
-    const wrong = createLegacyTx({ nonce: 5, gasPrice: 10n * GWEI, gasLimit: 21000, to: TO }, { common: common() });
+    const wrong = createLegacyTx(
+      { nonce: 5, gasPrice: 10n * GWEI, gasLimit: 21000, to: TO },
+      { common: common() },
+    );
     expect(wrong.v).toBeUndefined();
   });
 
@@ -141,11 +201,18 @@ describe('transaction pool', () => {
     expect(await send(eip1559({ maxFeePerGas: 10n * GWEI + 1n, maxPriorityFeePerGas: GWEI + 1n }))).toEqual(
       err(-32000, 'Replacement transaction underpriced'),
     );
-    const better = eip1559({ maxFeePerGas: 11n * GWEI, maxPriorityFeePerGas: 11n * GWEI / 10n });
+    const better = eip1559({ maxFeePerGas: 11n * GWEI, maxPriorityFeePerGas: (11n * GWEI) / 10n });
     expect(await send(better)).toEqual({ result: bytesToHex(better.hash()) });
     expect((await chain.call('eth_getTransactionByHash', [bytesToHex(tx.hash())])).result).toBeNull();
-    const shown = (await chain.call('eth_getTransactionByHash', [bytesToHex(better.hash())])).result as Record<string, unknown>;
-    expect(shown).toMatchObject({ blockHash: null, blockNumber: null, transactionIndex: null, from: A, nonce: '0x5' });
+    const shown = (await chain.call('eth_getTransactionByHash', [bytesToHex(better.hash())]))
+      .result as Record<string, unknown>;
+    expect(shown).toMatchObject({
+      blockHash: null,
+      blockNumber: null,
+      transactionIndex: null,
+      from: A,
+      nonce: '0x5',
+    });
     expect((await chain.call('eth_getTransactionCount', [A, 'pending'])).result).toBe('0x6');
     expect((await chain.call('eth_getTransactionCount', [A, 'latest'])).result).toBe('0x5');
   });
@@ -172,15 +239,23 @@ describe('transaction pool', () => {
     expect(String(list[0]?.addedToPoolAt)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
     const pend = (await chain.call('txpool_besuPendingTransactions', [2])).result as unknown[];
     expect(pend).toHaveLength(2);
-    const n7 = (await chain.call('txpool_besuPendingTransactions', [10, { nonce: { eq: '0x7' } }])).result as Array<Record<string, unknown>>;
+    const n7 = (await chain.call('txpool_besuPendingTransactions', [10, { nonce: { eq: '0x7' } }]))
+      .result as Array<Record<string, unknown>>;
     expect(n7.map((t) => t.nonce)).toEqual(['0x7']);
-    const gt = (await chain.call('txpool_besuPendingTransactions', [10, { nonce: { gt: '0x5' } }])).result as unknown[];
+    const gt = (await chain.call('txpool_besuPendingTransactions', [10, { nonce: { gt: '0x5' } }]))
+      .result as unknown[];
     expect(gt).toHaveLength(2);
   });
 
   it('debug_batchSendRawTransaction answers each entry independently', async () => {
     const ok = legacy({ nonce: 8 });
-    const r = (await chain.call('debug_batchSendRawTransaction', [bytesToHex(ok.serialize()), '0x00', bytesToHex(ok.serialize())])).result;
+    const r = (
+      await chain.call('debug_batchSendRawTransaction', [
+        bytesToHex(ok.serialize()),
+        '0x00',
+        bytesToHex(ok.serialize()),
+      ])
+    ).result;
     expect(r).toEqual([
       { index: 0, success: true },
       { index: 1, success: false, errorMessage: 'Invalid params' },
@@ -192,7 +267,16 @@ describe('transaction pool', () => {
     const kzg = common().customCrypto.kzg!;
     const blob = `0x${'00'.repeat(131072)}` as `0x${string}`;
     const blobTx = createBlob4844Tx(
-      { chainId: 1337, nonce: 9, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, maxFeePerBlobGas: 10n * GWEI, gasLimit: 21000, to: TO, blobs: [blob] },
+      {
+        chainId: 1337,
+        nonce: 9,
+        maxFeePerGas: 10n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+        maxFeePerBlobGas: 10n * GWEI,
+        gasLimit: 21000,
+        to: TO,
+        blobs: [blob],
+      },
       { common: common() },
     ).sign(KEY);
     expect(kzg).toBeDefined();
@@ -206,9 +290,20 @@ describe('transaction pool', () => {
   });
 
   it('EIP-7702 transactions are accepted', async () => {
-    const auth = eoaCode7702SignAuthorization({ chainId: '0x539', address: TO as `0x${string}`, nonce: '0x0' }, POOR);
+    const auth = eoaCode7702SignAuthorization(
+      { chainId: '0x539', address: TO as `0x${string}`, nonce: '0x0' },
+      POOR,
+    );
     const tx = createEOACode7702Tx(
-      { chainId: 1337, nonce: 10, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 100_000, to: TO, authorizationList: [auth] },
+      {
+        chainId: 1337,
+        nonce: 10,
+        maxFeePerGas: 10n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+        gasLimit: 100_000,
+        to: TO,
+        authorizationList: [auth],
+      },
       { common: common() },
     ).sign(KEY);
     expect(await send(tx)).toEqual({ result: bytesToHex(tx.hash()) });
@@ -220,7 +315,10 @@ describe('transaction pool', () => {
     pool.on('dropped', (t) => dropped.push(t));
     const max = pool.options.maxSize;
     (pool.options as { maxSize: number }).maxSize = pool.size;
-    const cheap = eip1559({ nonce: 0, maxFeePerGas: 2000n, maxPriorityFeePerGas: 1000n, value: 0 }, hexToBytes(`0x${'33'.repeat(32)}`));
+    const cheap = eip1559(
+      { nonce: 0, maxFeePerGas: 2000n, maxPriorityFeePerGas: 1000n, value: 0 },
+      hexToBytes(`0x${'33'.repeat(32)}`),
+    );
     // an unfunded sender cannot enter; use a funded replacement of the tail instead
     expect((await send(cheap)).error?.code).toBe(-32004);
     const tail = legacy({ nonce: 11, gasPrice: 2000n });
@@ -231,7 +329,10 @@ describe('transaction pool', () => {
     const first = pool.content().pending.get(A)?.[0] as PooledTx;
     const head = chain.services.chain.getBlock(chain.services.chain.head().hash)!;
     const mined = createBlock(
-      { header: { number: 1, parentHash: head.hash(), gasLimit: head.header.gasLimit, baseFeePerGas: 7n }, transactions: [first.tx] },
+      {
+        header: { number: 1, parentHash: head.hash(), gasLimit: head.header.gasLimit, baseFeePerGas: 7n },
+        transactions: [first.tx],
+      },
       { common: common() },
     );
     const before = pool.size;
@@ -241,5 +342,24 @@ describe('transaction pool', () => {
     await pool.handleNewHead({ head, added: [], removed: [mined] });
     expect(pool.get(first.hash)?.local).toBe(false);
     expect(pool.size).toBe(before);
+  });
+
+  it('drops transactions older than --tx-pool-retention-hours', async () => {
+    const { TxPool } = await import('../../src/txpool/pool.js');
+    const s = chain.services;
+    let clock = 1_000;
+    const pool = new TxPool(s.chain, s.world, s.common, {
+      ...(s.txPool as NonNullable<typeof s.txPool>).options,
+      retentionHours: 1,
+      now: () => clock,
+    });
+    await pool.add(legacy({ nonce: 5 }), true);
+    clock += 3_599_999;
+    pool.dropExpired();
+    expect(pool.size).toBe(1);
+    clock += 2;
+    pool.dropExpired();
+    expect(pool.size).toBe(0);
+    pool.close();
   });
 });

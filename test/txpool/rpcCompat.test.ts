@@ -7,8 +7,12 @@ import { openPoolChain } from './helpers.js';
 
 const RC = join(CONFORMANCE, 'rpc-compat');
 
-function exchanges(file: string): Array<{ method: string; params: unknown[]; expected: Record<string, unknown> }> {
-  const lines = readFileSync(join(RC, file), 'utf8').split('\n').map((l) => l.trim());
+function exchanges(
+  file: string,
+): Array<{ method: string; params: unknown[]; expected: Record<string, unknown> }> {
+  const lines = readFileSync(join(RC, file), 'utf8')
+    .split('\n')
+    .map((l) => l.trim());
   const out = [];
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i] as string;
@@ -46,17 +50,22 @@ describe('rpc-compat eth_sendRawTransaction + txpool', () => {
 
   it('txpool_status, txpool_content, txpool_contentFrom see the five transactions', async () => {
     expect((await chain.call('txpool_status')).result).toEqual({ pending: '0x5', queued: '0x0' });
-    const content = (await chain.call('txpool_content')).result as { pending: Record<string, Record<string, Record<string, unknown>>> };
+    const content = (await chain.call('txpool_content')).result as {
+      pending: Record<string, Record<string, Record<string, unknown>>>;
+    };
     const expected = exchanges('txpool_content/get-content.io')[0]?.expected.result as typeof content;
     for (const [sender, txs] of Object.entries(content.pending)) {
       for (const [nonce, tx] of Object.entries(txs)) {
         const exp = expected.pending[sender]?.[nonce];
         if (!exp) continue;
-        for (const k of ['hash', 'from', 'nonce', 'input', 'gas', 'value', 'type', 'v', 'r', 's']) expect(tx[k], k).toEqual(exp[k]);
+        for (const k of ['hash', 'from', 'nonce', 'input', 'gas', 'value', 'type', 'v', 'r', 's'])
+          expect(tx[k], k).toEqual(exp[k]);
       }
     }
     expect(Object.keys(content.pending).length).toBeGreaterThan(0);
-    expect((await chain.call('txpool_contentFrom', ['0x0000000000000000000000000000000000000000'])).result).toEqual({
+    expect(
+      (await chain.call('txpool_contentFrom', ['0x0000000000000000000000000000000000000000'])).result,
+    ).toEqual({
       pending: {},
       queued: {},
     });

@@ -2,8 +2,9 @@
  * Poll filters: eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter,
  * eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter (besu-facts §9).
  */
-import { type FilterManager, FilterLimitError } from '../../../filters/manager.js';
+
 import { blockLogs, canonicalLogs, compileLogQuery } from '../../../filters/logs.js';
+import { FilterLimitError, type FilterManager } from '../../../filters/manager.js';
 import {
   BLOCK_NOT_FOUND,
   FILTER_NOT_FOUND,

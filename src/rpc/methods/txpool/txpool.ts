@@ -4,7 +4,12 @@
  */
 import { toChecksumAddress } from '@ethereumjs/util';
 import type { PooledTx } from '../../../txpool/pool.js';
-import { INVALID_ADDRESS_PARAMS, INVALID_PARAMS, INVALID_TRANSACTION_LIMIT_PARAMS, RpcError } from '../../errors.js';
+import {
+  INVALID_ADDRESS_PARAMS,
+  INVALID_PARAMS,
+  INVALID_TRANSACTION_LIMIT_PARAMS,
+  RpcError,
+} from '../../errors.js';
 import { quantity } from '../../format/hex.js';
 import { formatTransaction, type TxJson } from '../../format/transaction.js';
 import { address, optionalParam, param, uint64 } from '../../params.js';
@@ -26,7 +31,11 @@ export const txpoolBesuTransactions: RpcMethod = {
   handler(_params, { services }) {
     return requirePool(services)
       .all()
-      .map((t) => ({ hash: t.hashHex, isReceivedFromLocalSource: t.local, addedToPoolAt: instantString(t.addedAt) }));
+      .map((t) => ({
+        hash: t.hashHex,
+        isReceivedFromLocalSource: t.local,
+        addedToPoolAt: instantString(t.addedAt),
+      }));
   },
 };
 
