@@ -149,7 +149,18 @@ function intrinsicGasOf(tx: TypedTransaction): bigint {
   return tx.getIntrinsicGas();
 }
 
+interface SimContext {
+  vm: VM;
+  state: MerkleStateManager;
+  common: Common;
+  busy: boolean;
+}
+
+const MAX_CONTEXTS = 4;
+
 export class CallSimulator {
+  private readonly contexts = new Map<string, SimContext>();
+
   constructor(
     private readonly chain: ChainStore,
     private readonly world: WorldState,
@@ -188,12 +199,56 @@ export class CallSimulator {
   }
 
   async simulate(header: BlockHeader, call: CallRequest, opts: SimulateOptions = {}): Promise<SimulationResult> {
+    const moving = opts.overrides !== undefined && [...opts.overrides.values()].some((o) => o.movePrecompileToAddress);
+    const ctx = moving ? await this.freshContext(header, opts.overrides) : await this.acquire(header);
+    const { vm, state, common } = ctx;
+    await state.checkpoint();
+    try {
+      if (opts.overrides) await applyOverrides(state, opts.overrides);
+      return await this.run(vm, state, header, common, call, opts);
+    } finally {
+      await state.revert();
+      // Drop any per-run patches of the sender's account reads (see run()).
+      const patched = state as unknown as Record<string, unknown>;
+      delete patched.getAccount;
+      delete patched.putAccount;
+      ctx.busy = false;
+    }
+  }
+
+  /**
+   * A VM at the block, reused while idle: consecutive calls at the same block skip building a VM and
+   * keep the state manager's read caches (every run is reverted, so the caches hold only the block's
+   * own state). A context in use by a concurrent call is never shared; that call gets its own.
+   */
+  private async acquire(header: BlockHeader): Promise<SimContext> {
+    const key = bytesToHex(header.hash());
+    const cached = this.contexts.get(key);
+    if (cached && !cached.busy) {
+      cached.busy = true;
+      // Most recently used last.
+      this.contexts.delete(key);
+      this.contexts.set(key, cached);
+      return cached;
+    }
+    const ctx = await this.freshContext(header, undefined);
+    if (!cached) {
+      this.contexts.set(key, ctx);
+      while (this.contexts.size > MAX_CONTEXTS) {
+        const oldest = this.contexts.keys().next().value as string;
+        this.contexts.delete(oldest);
+      }
+    }
+    return ctx;
+  }
+
+  private async freshContext(header: BlockHeader, overrides: StateOverrides | undefined): Promise<SimContext> {
     const common = header.common.copy();
     const state = this.openState(header.stateRoot, common);
     const moved: CustomPrecompile[] = [];
-    if (opts.overrides) {
+    if (overrides) {
       const active = getActivePrecompiles(common);
-      for (const [addr, o] of opts.overrides) {
+      for (const [addr, o] of overrides) {
         if (!o.movePrecompileToAddress) continue;
         const fn = active.get(addr.slice(2));
         if (!fn) throw new InvalidSimulationError('OTHER', `account ${addr} is not a precompile`);
@@ -207,13 +262,7 @@ export class CallSimulator {
       blockchain: new AncestorHashes(this.chain, header) as never,
       evmOpts: moved.length > 0 ? { customPrecompiles: moved } : undefined,
     });
-    await state.checkpoint();
-    try {
-      if (opts.overrides) await applyOverrides(state, opts.overrides);
-      return await this.run(vm, state, header, common, call, opts);
-    } finally {
-      await state.revert();
-    }
+    return { vm, state, common, busy: true };
   }
 
   private async run(

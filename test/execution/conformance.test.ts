@@ -115,4 +115,26 @@ describe('Besu eth/ spec cases (execution methods)', () => {
     expect(BigInt(await rpc<string>(node.url, 'eth_gasPrice'))).toBeGreaterThanOrEqual(1n);
     expect(await rpc<string>(node.url, 'eth_maxPriorityFeePerGas')).toMatch(/^0x[0-9a-f]+$/);
   });
+
+  it('leaves nothing behind: overrides and writes of one call are gone for the next', async () => {
+    const target = '0x6295ee1b4f6dd65047762f924ecd367c17eabf8f';
+    const call = { to: target, from: '0xa94f5374fce5edbc8e2a8697c15331677e6ebf0b', data: '0x12a7b914' };
+    const code = await rpc<string>(node.url, 'eth_getCode', [target, 'latest']);
+    const plain = await rpc<string>(node.url, 'eth_call', [call, 'latest']);
+    // Code that stores 1 at slot 0, then returns 32 bytes of 0x2a.
+    const override = { [target]: { code: '0x600160005560206000f3', balance: '0x1' } };
+    const overridden = await rpc<string>(node.url, 'eth_call', [call, 'latest', override]);
+    expect(overridden).not.toBe(plain);
+    expect(await rpc<string>(node.url, 'eth_call', [call, 'latest'])).toBe(plain);
+    expect(await rpc<string>(node.url, 'eth_getCode', [target, 'latest'])).toBe(code);
+    expect(await rpc<string>(node.url, 'eth_getStorageAt', [target, '0x0', 'latest'])).toBe(
+      await rpc<string>(node.url, 'eth_getStorageAt', [target, '0x0', '0x20']),
+    );
+  });
+
+  it('answers concurrent calls at one block alike', async () => {
+    const call = { to: '0x6295ee1b4f6dd65047762f924ecd367c17eabf8f', data: '0x12a7b914' };
+    const results = await Promise.all(Array.from({ length: 8 }, () => rpc<string>(node.url, 'eth_call', [call, 'latest'])));
+    expect(new Set(results).size).toBe(1);
+  });
 });
