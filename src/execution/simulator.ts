@@ -11,23 +11,23 @@ import { type CustomPrecompile, getActivePrecompiles } from '@ethereumjs/evm';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import {
-  type TypedTransaction,
   createAccessList2930Tx,
   createBlob4844Tx,
   createEOACode7702Tx,
   createFeeMarket1559Tx,
   createLegacyTx,
+  type TypedTransaction,
 } from '@ethereumjs/tx';
 import {
   Account,
   Address,
-  KECCAK256_NULL,
-  ValueEncoding,
   bytesToHex,
   equalsBytes,
+  KECCAK256_NULL,
   setLengthLeft,
+  ValueEncoding,
 } from '@ethereumjs/util';
-import { type RunTxResult, type VM, createVM, runTx } from '@ethereumjs/vm';
+import { createVM, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
 import { keccak256 } from '../crypto/index.js';
 import type { WorldState } from '../state/worldState.js';
@@ -198,8 +198,13 @@ export class CallSimulator {
     return new MerkleStateManager({ trie, common, caches: new Caches() });
   }
 
-  async simulate(header: BlockHeader, call: CallRequest, opts: SimulateOptions = {}): Promise<SimulationResult> {
-    const moving = opts.overrides !== undefined && [...opts.overrides.values()].some((o) => o.movePrecompileToAddress);
+  async simulate(
+    header: BlockHeader,
+    call: CallRequest,
+    opts: SimulateOptions = {},
+  ): Promise<SimulationResult> {
+    const moving =
+      opts.overrides !== undefined && [...opts.overrides.values()].some((o) => o.movePrecompileToAddress);
     const ctx = moving ? await this.freshContext(header, opts.overrides) : await this.acquire(header);
     const { vm, state, common } = ctx;
     await state.checkpoint();
@@ -242,7 +247,10 @@ export class CallSimulator {
     return ctx;
   }
 
-  private async freshContext(header: BlockHeader, overrides: StateOverrides | undefined): Promise<SimContext> {
+  private async freshContext(
+    header: BlockHeader,
+    overrides: StateOverrides | undefined,
+  ): Promise<SimContext> {
     const common = header.common.copy();
     const state = this.openState(header.stateRoot, common);
     const moved: CustomPrecompile[] = [];
@@ -279,7 +287,17 @@ export class CallSimulator {
     const london = common.isActivatedEIP(1559);
     const feesGiven =
       (call.gasPrice ?? 0n) > 0n || (call.maxFeePerGas ?? 0n) > 0n || (call.maxPriorityFeePerGas ?? 0n) > 0n;
-    const checkBalance = call.strict === true || (call.strict === undefined && feesGiven);
+    // Besu's automatic choice when `strict` is absent: before London only a gas price counts; after
+    // it any fee field does, and a blob call without a blob fee is never balance-checked.
+    let autoCheck = baseFee === undefined ? (call.gasPrice ?? 0n) > 0n : feesGiven;
+    if (
+      baseFee !== undefined &&
+      call.blobVersionedHashes !== undefined &&
+      (call.maxFeePerBlobGas ?? 0n) === 0n
+    ) {
+      autoCheck = false;
+    }
+    const checkBalance = call.strict ?? autoCheck;
 
     let account = await state.getAccount(from);
     if (!account) account = new Account();
@@ -305,14 +323,19 @@ export class CallSimulator {
     if (blobs !== undefined && common.isActivatedEIP(4844)) {
       const maxBlobs = Number(common.param('maxBlobGasPerBlock') / common.param('blobGasPerBlob'));
       if (blobs.length > maxBlobs) {
-        throw new InvalidSimulationError('TOTAL_BLOB_GAS_TOO_HIGH', `Blob transaction has too many blobs: ${blobs.length}`);
+        throw new InvalidSimulationError(
+          'TOTAL_BLOB_GAS_TOO_HIGH',
+          `Blob transaction has too many blobs: ${blobs.length}`,
+        );
       }
     }
     try {
       if (blobs !== undefined && common.isActivatedEIP(4844)) {
         const blobPrice = header.getBlobGasPrice();
         const maxFeePerBlobGas =
-          !checkBalance && (call.maxFeePerBlobGas ?? 0n) < blobPrice ? blobPrice : (call.maxFeePerBlobGas ?? 0n);
+          !checkBalance && (call.maxFeePerBlobGas ?? 0n) < blobPrice
+            ? blobPrice
+            : (call.maxFeePerBlobGas ?? 0n);
         maxFee = call.maxFeePerGas ?? call.gasPrice ?? 0n;
         tx = createBlob4844Tx(
           {
@@ -446,15 +469,31 @@ export class CallSimulator {
     const accessList = result.accessList?.map(
       (item: { address: string; storageKeys: string[] }): AccessListEntry => [
         Uint8Array.from(Buffer.from(item.address.slice(2), 'hex')),
-        item.storageKeys.map((k: string) => setLengthLeft(Uint8Array.from(Buffer.from(k.slice(2), 'hex')), 32)),
+        item.storageKeys.map((k: string) =>
+          setLengthLeft(Uint8Array.from(Buffer.from(k.slice(2), 'hex')), 32),
+        ),
       ],
     );
     const err = exec.exceptionError;
     if (!err) {
-      return { status: 'success', output: exec.returnValue, gasUsed, gasUsedBeforeRefund, gasLimit, accessList };
+      return {
+        status: 'success',
+        output: exec.returnValue,
+        gasUsed,
+        gasUsedBeforeRefund,
+        gasLimit,
+        accessList,
+      };
     }
     if (err.error === 'revert') {
-      return { status: 'revert', output: exec.returnValue, gasUsed, gasUsedBeforeRefund, gasLimit, accessList };
+      return {
+        status: 'revert',
+        output: exec.returnValue,
+        gasUsed,
+        gasUsedBeforeRefund,
+        gasLimit,
+        accessList,
+      };
     }
     return {
       status: 'halt',
@@ -469,7 +508,10 @@ export class CallSimulator {
 }
 
 /** Besu's wording of an exceptional halt. */
-function haltReason(error: string, runState: { programCounter: number; code: Uint8Array } | undefined): string {
+function haltReason(
+  error: string,
+  runState: { programCounter: number; code: Uint8Array } | undefined,
+): string {
   switch (error) {
     case 'out of gas':
       return 'Out of gas';
@@ -507,7 +549,10 @@ async function applyOverrides(state: MerkleStateManager, overrides: StateOverrid
       if (o.nonce !== undefined) acc.nonce = o.nonce;
       await state.putAccount(address, acc);
     }
-    if ((o.state !== undefined || o.stateDiff !== undefined || o.code !== undefined) && !(await state.getAccount(address))) {
+    if (
+      (o.state !== undefined || o.stateDiff !== undefined || o.code !== undefined) &&
+      !(await state.getAccount(address))
+    ) {
       await state.putAccount(address, new Account());
     }
     if (o.code !== undefined) await state.putCode(address, o.code);

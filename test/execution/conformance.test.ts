@@ -3,10 +3,19 @@
  * eth_createAccessList, eth_gasPrice, eth_maxPriorityFeePerGas, eth_getMinerData*), replayed with
  * the shared runner against the real CLI on the chains each suite was recorded on.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFORMANCE, type NodeProcess, removeDir, rpc, runCli, runConformance, startNode, tempDir } from '../helpers/node.js';
+import {
+  CONFORMANCE,
+  type NodeProcess,
+  removeDir,
+  rpc,
+  runCli,
+  runConformance,
+  startNode,
+  tempDir,
+} from '../helpers/node.js';
 
 const EXECUTION_METHODS = new Set([
   'eth_call',
@@ -22,7 +31,9 @@ const EXECUTION_METHODS = new Set([
 const NOT_YET: Record<string, string> = {};
 
 function firstMethodOfIo(path: string): string | undefined {
-  const line = readFileSync(path, 'utf8').split('\n').find((l) => l.trim().startsWith('>>'));
+  const line = readFileSync(path, 'utf8')
+    .split('\n')
+    .find((l) => l.trim().startsWith('>>'));
   return line ? (JSON.parse(line.trim().slice(2)) as { method: string }).method : undefined;
 }
 
@@ -44,7 +55,14 @@ describe('rpc-compat suite (execution methods)', () => {
   beforeAll(async () => {
     dir = tempDir();
     const genesis = `--genesis-file=${join(rc, 'genesis.json')}`;
-    await runCli([genesis, `--data-path=${dir}`, 'blocks', 'import', `--from=${join(rc, 'chain.rlp')}`, '--skip-pow-validation-enabled']);
+    await runCli([
+      genesis,
+      `--data-path=${dir}`,
+      'blocks',
+      'import',
+      `--from=${join(rc, 'chain.rlp')}`,
+      '--skip-pow-validation-enabled',
+    ]);
     node = await startNode([genesis, `--data-path=${dir}`, '--rpc-http-api=ETH,NET,WEB3,DEBUG']);
   });
   afterAll(async () => {
@@ -53,7 +71,10 @@ describe('rpc-compat suite (execution methods)', () => {
   });
 
   it(`passes every execution case (${cases.length})`, async () => {
-    const r = await runConformance(node.url, cases.map((c) => join(rc, c)));
+    const r = await runConformance(
+      node.url,
+      cases.map((c) => join(rc, c)),
+    );
     expect(r.failed, r.output).toEqual([]);
     expect(r.passed.length).toBe(cases.length);
   });
@@ -66,7 +87,9 @@ describe('Besu eth/ spec cases (execution methods)', () => {
   const cases: string[] = [];
   for (const f of readdirSync(join(besu, 'eth')).sort()) {
     if (!f.endsWith('.json') || NOT_YET[f]) continue;
-    const spec = JSON.parse(readFileSync(join(besu, 'eth', f), 'utf8')) as { request: { method?: string } | { method: string }[] };
+    const spec = JSON.parse(readFileSync(join(besu, 'eth', f), 'utf8')) as {
+      request: { method?: string } | { method: string }[];
+    };
     const reqs = Array.isArray(spec.request) ? spec.request : [spec.request];
     if (reqs.every((r) => r.method && EXECUTION_METHODS.has(r.method))) cases.push(f);
   }
@@ -99,7 +122,10 @@ describe('Besu eth/ spec cases (execution methods)', () => {
   });
 
   it(`passes every execution case (${cases.length})`, async () => {
-    const r = await runConformance(node.url, cases.map((c) => join(besu, 'eth', c)));
+    const r = await runConformance(
+      node.url,
+      cases.map((c) => join(besu, 'eth', c)),
+    );
     expect(r.failed, r.output).toEqual([]);
     expect(r.passed.length).toBe(cases.length);
   });
@@ -134,7 +160,9 @@ describe('Besu eth/ spec cases (execution methods)', () => {
 
   it('answers concurrent calls at one block alike', async () => {
     const call = { to: '0x6295ee1b4f6dd65047762f924ecd367c17eabf8f', data: '0x12a7b914' };
-    const results = await Promise.all(Array.from({ length: 8 }, () => rpc<string>(node.url, 'eth_call', [call, 'latest'])));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => rpc<string>(node.url, 'eth_call', [call, 'latest'])),
+    );
     expect(new Set(results).size).toBe(1);
   });
 });

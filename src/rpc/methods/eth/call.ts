@@ -18,12 +18,11 @@ import {
   INTERNAL_ERROR,
   INTRINSIC_GAS_EXCEEDS_LIMIT,
   INVALID_CALL_PARAMS,
-  INVALID_PARAMS,
   NONCE_TOO_LOW,
   RpcError,
+  revertError,
   TOTAL_BLOB_GAS_TOO_HIGH,
   TRANSACTION_UPFRONT_COST_EXCEEDS_BALANCE,
-  revertError,
 } from '../../errors.js';
 import { bytes } from '../../format/hex.js';
 import { address, bool, data, hash32, quantity, uint64 } from '../../params.js';
@@ -110,33 +109,41 @@ export function decodeCallObject(value: unknown): CallRequest {
 }
 
 function slotMap(v: unknown): Array<[Uint8Array, Uint8Array]> {
-  if (!isObject(v)) throw new RpcError(INVALID_PARAMS);
-  return Object.entries(v).map(([k, val]) => [hexBytes(hash32(k)), hexBytes(hash32(val))]);
+  if (!isObject(v)) throw new RpcError(INVALID_CALL_PARAMS);
+  return Object.entries(v).map(([k, val]) => [
+    hexBytes(hash32(k, INVALID_CALL_PARAMS)),
+    hexBytes(hash32(val, INVALID_CALL_PARAMS)),
+  ]);
 }
 
-/** The state override set (third parameter); `undefined` when absent. */
+/** The state override set (third parameter); `undefined` when absent. Malformed: `Invalid call params`, as Besu. */
 export function decodeOverrides(value: unknown): StateOverrides | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!isObject(value)) throw new RpcError(INVALID_PARAMS);
+  if (!isObject(value)) throw new RpcError(INVALID_CALL_PARAMS);
   const out: StateOverrides = new Map();
   for (const [addr, raw] of Object.entries(value)) {
-    if (!isObject(raw)) throw new RpcError(INVALID_PARAMS);
+    if (!isObject(raw)) throw new RpcError(INVALID_CALL_PARAMS);
     const o: AccountOverride = {};
-    if (raw.balance !== undefined && raw.balance !== null) o.balance = quantity(raw.balance);
-    if (raw.nonce !== undefined && raw.nonce !== null) o.nonce = uint64(raw.nonce);
-    if (raw.code !== undefined && raw.code !== null) o.code = data(raw.code);
+    if (raw.balance !== undefined && raw.balance !== null)
+      o.balance = quantity(raw.balance, INVALID_CALL_PARAMS);
+    if (raw.nonce !== undefined && raw.nonce !== null) o.nonce = uint64(raw.nonce, INVALID_CALL_PARAMS);
+    if (raw.code !== undefined && raw.code !== null) o.code = data(raw.code, INVALID_CALL_PARAMS);
     if (raw.state !== undefined && raw.state !== null) o.state = slotMap(raw.state);
     if (raw.stateDiff !== undefined && raw.stateDiff !== null) o.stateDiff = slotMap(raw.stateDiff);
     if (raw.movePrecompileToAddress !== undefined && raw.movePrecompileToAddress !== null) {
-      o.movePrecompileToAddress = hexBytes(address(raw.movePrecompileToAddress));
+      o.movePrecompileToAddress = hexBytes(address(raw.movePrecompileToAddress, INVALID_CALL_PARAMS));
     }
-    out.set(address(addr).toLowerCase(), o);
+    out.set(address(addr, INVALID_CALL_PARAMS).toLowerCase(), o);
   }
   return out;
 }
 
 /** The header the call runs on (block parameter at `index`, `latest` when absent). */
-export function callHeader(services: Services, params: readonly unknown[], index: number): BlockHeader | undefined {
+export function callHeader(
+  services: Services,
+  params: readonly unknown[],
+  index: number,
+): BlockHeader | undefined {
   return resolveStateBlock(services.chain, stateBlockParam(params, index));
 }
 
@@ -173,10 +180,19 @@ export async function simulateOrThrow(
   }
 }
 
-/** A failed run: the revert error with its data, or the halt reason. */
+/**
+ * A failed run as eth_estimateGas and eth_createAccessList report it: the revert error with its data,
+ * or Besu's halt error with the reason (`… (Invalid opcode: 0xfe)`).
+ */
 export function failureError(result: SimulationResult): RpcError {
   if (result.status === 'revert') return revertError(result.output);
   return RpcError.withDetail(EXECUTION_HALTED, result.haltReason);
+}
+
+/** eth_call's failures: a revert carries its data; Besu answers any other halt with `Internal error`. */
+export function callFailureError(result: SimulationResult): RpcError {
+  if (result.status === 'revert') return revertError(result.output);
+  return new RpcError(INTERNAL_ERROR);
 }
 
 export const ethCall: RpcMethod = {
@@ -188,7 +204,7 @@ export const ethCall: RpcMethod = {
     const overrides = decodeOverrides(params[2]);
     if (!header) return null;
     const result = await simulateOrThrow(services, header, call, { overrides });
-    if (result.status !== 'success') throw failureError(result);
+    if (result.status !== 'success') throw callFailureError(result);
     return bytes(result.output);
   },
 };

@@ -6,11 +6,22 @@
  * (1.5 %) of each other. A plain transfer is answered at once with its 21000.
  */
 import type { BlockHeader } from '@ethereumjs/block';
-import { type CallRequest, InvalidSimulationError, type StateOverrides } from '../../../execution/simulator.js';
+import {
+  type CallRequest,
+  InvalidSimulationError,
+  type StateOverrides,
+} from '../../../execution/simulator.js';
 import { quantity } from '../../format/hex.js';
 import type { Services } from '../../services.js';
 import type { RpcMethod } from '../types.js';
-import { callHeader, decodeCallObject, decodeOverrides, failureError, simulateOrThrow, simulatorOf } from './call.js';
+import {
+  callHeader,
+  decodeCallObject,
+  decodeOverrides,
+  failureError,
+  simulateOrThrow,
+  simulatorOf,
+} from './call.js';
 
 const MIN_TX_COST = 21_000n;
 const CALL_STIPEND = 2_300n;

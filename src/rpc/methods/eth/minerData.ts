@@ -7,7 +7,7 @@
 import type { Block } from '@ethereumjs/block';
 import { paramsVM } from '@ethereumjs/vm';
 import { INVALID_BLOCK_PARAMS } from '../../errors.js';
-import { address as formatAddress, bytes, quantity } from '../../format/hex.js';
+import { bytes, address as formatAddress, quantity } from '../../format/hex.js';
 import { blockNumberParam, param } from '../../params.js';
 import type { Services } from '../../services.js';
 import type { RpcMethod } from '../types.js';
@@ -46,7 +46,10 @@ export function minerData(services: Services, block: Block): Record<string, unkn
     staticBlockReward: quantity(reward),
     transactionFee: quantity(fees),
     uncleInclusionReward: quantity(uncleInclusion),
-    uncleRewards: block.uncleHeaders.map((u) => ({ hash: bytes(u.hash()), coinbase: formatAddress(u.coinbase.bytes) })),
+    uncleRewards: block.uncleHeaders.map((u) => ({
+      hash: bytes(u.hash()),
+      coinbase: formatAddress(u.coinbase.bytes),
+    })),
     coinbase: formatAddress(header.coinbase.bytes),
     extraData: bytes(header.extraData),
     difficulty: quantity(header.difficulty),
