@@ -229,6 +229,8 @@ export async function importBlocks(config: Config, files: string[], opts: Import
         if (result === 'imported') imported++;
         else skipped++;
         log.debug({ number: block.header.number.toString(), hash: bytesToHex(block.hash()), result }, 'Imported block');
+        // Let I/O (log output, signals) through between blocks.
+        await new Promise<void>((resolve) => setImmediate(resolve));
         opts.onProgress?.(imported + skipped, undefined, block.header.number);
       }
     }
