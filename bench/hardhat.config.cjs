@@ -9,10 +9,13 @@ module.exports = {
   networks: {
     hardhat: {
       chainId: Number(process.env.ALDER_BENCH_CHAIN_ID ?? 31415),
-      accounts: (process.env.ALDER_BENCH_KEYS ?? '').split(',').filter(Boolean).map((privateKey) => ({
-        privateKey,
-        balance: '1000000000000000000000000000',
-      })),
+      accounts: (process.env.ALDER_BENCH_KEYS ?? '')
+        .split(',')
+        .filter(Boolean)
+        .map((privateKey) => ({
+          privateKey,
+          balance: '1000000000000000000000000000',
+        })),
       loggingEnabled: false,
     },
   },

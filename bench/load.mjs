@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 /**
  * Bounded JSON-RPC load generator, run as its own process so it does not share an event loop with
  * the node under test. It keeps `concurrency` keep-alive connections busy, each sending the next
@@ -12,7 +13,6 @@
  * (latencies in milliseconds, from the request being written to its response fully read).
  */
 import { Agent, request } from 'node:http';
-import { readFileSync } from 'node:fs';
 
 const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const url = new URL(spec.url);
@@ -56,7 +56,9 @@ function send(body) {
           const ok = res.statusCode === 200 && head.includes('"result":');
           resolve({ ms, ok, size, detail: ok ? undefined : `${res.statusCode} ${head}` });
         });
-        res.on('error', (e) => resolve({ ms: performance.now() - begin, ok: false, size: 0, detail: e.message }));
+        res.on('error', (e) =>
+          resolve({ ms: performance.now() - begin, ok: false, size: 0, detail: e.message }),
+        );
       },
     );
     req.on('error', (e) => resolve({ ms: performance.now() - begin, ok: false, size: 0, detail: e.message }));

@@ -3,7 +3,7 @@
  * `npm run bench`: block import and JSON-RPC read throughput of Alder, with Ganache and Hardhat's
  * node measured in the same run on the same machine where they have an equivalent, and the ratio.
  *
- *   node bench/run.mjs [--blocks=1000] [--gas-limit=3000000] [--runs=3] [--seconds=4]
+ *   node bench/run.mjs [--blocks=1000] [--gas-limit=N] [--runs=3] [--seconds=4]
  *                      [--requests=20000] [--concurrency=64] [--no-peers] [--fresh] [--keep]
  *                      [--json=FILE]
  *
@@ -17,15 +17,17 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { RLP } from '@ethereumjs/rlp';
-import { bytesToBigInt, bytesToHex, concatBytes, setLengthLeft, bigIntToBytes } from '@ethereumjs/util';
+import { bigIntToBytes, bytesToBigInt, bytesToHex, concatBytes, setLengthLeft } from '@ethereumjs/util';
 import {
+  accountKey,
+  addressOf,
+  benchGenesis,
   CHAIN_ID,
   DEFAULT_ACCOUNTS,
+  DEFAULT_GAS_LIMIT,
   SELECTORS,
   TOKEN_ADDRESS,
   TRANSFER_TOPIC,
-  accountKey,
-  addressOf,
   tokenInitCode,
 } from './genchain.mjs';
 
@@ -37,7 +39,14 @@ const T_START = performance.now();
 // ---------------------------------------------------------------------------------------------------
 // Options
 
-const opt = { blocks: 1000, 'gas-limit': 3_000_000, runs: 3, seconds: 4, requests: 20_000, concurrency: 64 };
+const opt = {
+  blocks: 1000,
+  'gas-limit': Number(DEFAULT_GAS_LIMIT),
+  runs: 3,
+  seconds: 4,
+  requests: 20_000,
+  concurrency: 64,
+};
 for (const a of process.argv.slice(2)) {
   const m = /^--([a-z-]+)(?:=(.*))?$/.exec(a);
   if (!m) throw new Error(`unexpected argument ${a}`);
@@ -99,7 +108,8 @@ async function run(cmd, args, opts = {}) {
   const { code, signal } = await p.exited;
   clearTimeout(timer);
   const seconds = (performance.now() - t0) / 1000;
-  if (code !== 0) throw new Error(`${[cmd, ...args].join(' ')} exited with ${code ?? signal}:\n${p.output().slice(-4000)}`);
+  if (code !== 0)
+    throw new Error(`${[cmd, ...args].join(' ')} exited with ${code ?? signal}:\n${p.output().slice(-4000)}`);
   return { seconds, output: p.output() };
 }
 
@@ -139,12 +149,14 @@ async function rpc(url, method, params = []) {
 async function waitForRpc(url, proc, seconds = 90) {
   const deadline = Date.now() + seconds * 1000;
   for (;;) {
-    if (proc.child.exitCode !== null) throw new Error(`server exited with ${proc.child.exitCode}:\n${proc.output().slice(-4000)}`);
+    if (proc.child.exitCode !== null)
+      throw new Error(`server exited with ${proc.child.exitCode}:\n${proc.output().slice(-4000)}`);
     try {
       await rpc(url, 'eth_blockNumber');
       return;
     } catch {}
-    if (Date.now() > deadline) throw new Error(`server did not answer within ${seconds} s:\n${proc.output().slice(-4000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`server did not answer within ${seconds} s:\n${proc.output().slice(-4000)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -154,18 +166,30 @@ async function waitForRpc(url, proc, seconds = 90) {
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? Number.NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  return s.length === 0
+    ? Number.NaN
+    : s.length % 2
+      ? s[(s.length - 1) / 2]
+      : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 const fmt = (x, digits = 0) =>
-  Number.isFinite(x) ? x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '-';
+  Number.isFinite(x)
+    ? x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    : '-';
 const hex = (n) => `0x${BigInt(n).toString(16)}`;
-const log = (msg) => process.stderr.write(`[${((performance.now() - T_START) / 1000).toFixed(0).padStart(4)} s] ${msg}\n`);
+const log = (msg) =>
+  process.stderr.write(`[${((performance.now() - T_START) / 1000).toFixed(0).padStart(4)} s] ${msg}\n`);
 
 function table(headers, rows) {
   const cells = [headers, ...rows].map((r) => r.map(String));
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
-  const line = (r) => `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
-  return [line(cells[0]), `|${widths.map((w, i) => (i === 0 ? ':' : '-') + '-'.repeat(w) + (i === 0 ? '-' : ':')).join('|')}|`, ...cells.slice(1).map(line)].join('\n');
+  const line = (r) =>
+    `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
+  return [
+    line(cells[0]),
+    `|${widths.map((w, i) => (i === 0 ? ':' : '-') + '-'.repeat(w) + (i === 0 ? '-' : ':')).join('|')}|`,
+    ...cells.slice(1).map(line),
+  ].join('\n');
 }
 
 /** Blocks, transactions and gas of a file of concatenated block RLP. */
@@ -201,7 +225,13 @@ async function measureImport(name, genesis, chainFile, runs, work, keepDir) {
   const startup = [];
   for (let i = 0; i < opt.runs; i++) {
     const dir = join(work, `${name}-empty-${i}`);
-    const r = await run(process.execPath, [...alderArgs(genesis, dir), 'blocks', 'import', `--from=${empty}`, '--skip-pow-validation-enabled']);
+    const r = await run(process.execPath, [
+      ...alderArgs(genesis, dir),
+      'blocks',
+      'import',
+      `--from=${empty}`,
+      '--skip-pow-validation-enabled',
+    ]);
     startup.push(r.seconds);
     rmSync(dir, { recursive: true, force: true });
   }
@@ -209,7 +239,13 @@ async function measureImport(name, genesis, chainFile, runs, work, keepDir) {
   let output = '';
   for (let i = 0; i < runs; i++) {
     const dir = keepDir && i === runs - 1 ? keepDir : join(work, `${name}-full-${i}`);
-    const r = await run(process.execPath, [...alderArgs(genesis, dir), 'blocks', 'import', `--from=${chainFile}`, '--skip-pow-validation-enabled']);
+    const r = await run(process.execPath, [
+      ...alderArgs(genesis, dir),
+      'blocks',
+      'import',
+      `--from=${chainFile}`,
+      '--skip-pow-validation-enabled',
+    ]);
     full.push(r.seconds);
     output = r.output;
     if (dir !== keepDir) rmSync(dir, { recursive: true, force: true });
@@ -217,7 +253,16 @@ async function measureImport(name, genesis, chainFile, runs, work, keepDir) {
   }
   const stats = chainStats(chainFile);
   const seconds = Math.max(1e-3, median(full) - median(startup));
-  return { name, ...stats, runs, startupRuns: opt.runs, startup: median(startup), wall: median(full), seconds, output };
+  return {
+    name,
+    ...stats,
+    runs,
+    startupRuns: opt.runs,
+    startup: median(startup),
+    wall: median(full),
+    seconds,
+    output,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -238,6 +283,8 @@ async function generatedChain() {
   mkdirSync(dir, { recursive: true });
   log(`generating ${opt.blocks} blocks, gas limit ${opt['gas-limit']} → ${dir}`);
   const r = await run(process.execPath, [
+    // A larger young generation: block building allocates heavily and briefly (~10% faster).
+    '--max-semi-space-size=32',
     join(import.meta.dirname, 'genchain.mjs'),
     `--blocks=${opt.blocks}`,
     `--gas-limit=${opt['gas-limit']}`,
@@ -258,12 +305,20 @@ function workloads({ blocks, accounts, token }) {
   const cycle = (n, f) => Array.from({ length: n }, (_, i) => f(i));
   return [
     { name: 'eth_blockNumber', bodies: [body(1, 'eth_blockNumber', [])] },
-    { name: 'eth_getBalance', bodies: cycle(accounts.length, (i) => body(i, 'eth_getBalance', [accounts[i], 'latest'])) },
-    { name: 'eth_getBlockByNumber (full)', bodies: cycle(blocks.length, (i) => body(i, 'eth_getBlockByNumber', [hex(blocks[i]), true])) },
+    {
+      name: 'eth_getBalance',
+      bodies: cycle(accounts.length, (i) => body(i, 'eth_getBalance', [accounts[i], 'latest'])),
+    },
+    {
+      name: 'eth_getBlockByNumber (full)',
+      bodies: cycle(blocks.length, (i) => body(i, 'eth_getBlockByNumber', [hex(blocks[i]), true])),
+    },
     {
       name: 'eth_getLogs (1 block, address+topic)',
       bodies: cycle(blocks.length, (i) =>
-        body(i, 'eth_getLogs', [{ fromBlock: hex(blocks[i]), toBlock: hex(blocks[i]), address: token, topics: [TRANSFER_TOPIC] }]),
+        body(i, 'eth_getLogs', [
+          { fromBlock: hex(blocks[i]), toBlock: hex(blocks[i]), address: token, topics: [TRANSFER_TOPIC] },
+        ]),
       ),
     },
   ];
@@ -272,7 +327,9 @@ function workloads({ blocks, accounts, token }) {
 async function load(url, bodies, { requests, seconds }, work) {
   const spec = join(work, `load-${process.hrtime.bigint()}.json`);
   writeFileSync(spec, JSON.stringify({ url, bodies, concurrency: opt.concurrency, requests, seconds }));
-  const r = await run(process.execPath, [join(import.meta.dirname, 'load.mjs'), spec], { timeoutSeconds: seconds + 60 });
+  const r = await run(process.execPath, [join(import.meta.dirname, 'load.mjs'), spec], {
+    timeoutSeconds: seconds + 60,
+  });
   rmSync(spec);
   return JSON.parse(r.output.trim().split('\n').pop());
 }
@@ -283,11 +340,17 @@ async function measureReads(target, url, wls, work) {
   for (const w of wls) {
     await load(url, w.bodies, { requests: 2000, seconds: 1 }, work);
     const rs = [];
-    for (let i = 0; i < opt.runs; i++) rs.push(await load(url, w.bodies, { requests: opt.requests, seconds: opt.seconds }, work));
+    for (let i = 0; i < opt.runs; i++)
+      rs.push(await load(url, w.bodies, { requests: opt.requests, seconds: opt.seconds }, work));
     const byRate = [...rs].sort((a, b) => a.rps - b.rps);
     const mid = byRate[Math.floor((byRate.length - 1) / 2)];
     const errors = rs.reduce((s, r) => s + r.errors, 0);
-    results[w.name] = { ...mid, rps: median(rs.map((r) => r.rps)), errors, firstError: rs.find((r) => r.firstError)?.firstError };
+    results[w.name] = {
+      ...mid,
+      rps: median(rs.map((r) => r.rps)),
+      errors,
+      firstError: rs.find((r) => r.firstError)?.firstError,
+    };
     log(
       `  ${target} ${w.name}: ${fmt(results[w.name].rps)} req/s, p50 ${fmt(mid.p50, 2)} ms, p99 ${fmt(mid.p99, 2)} ms, ${fmt(mid.meanBytes)} B${errors ? `, ${errors} errors (${results[w.name].firstError})` : ''}`,
     );
@@ -298,6 +361,11 @@ async function measureReads(target, url, wls, work) {
 // ---------------------------------------------------------------------------------------------------
 // Peers: a few blocks of the same transaction mix, sent with eth_sendTransaction and mined together
 
+const KIND_NAMES = {
+  eth: 'ETH transfers',
+  token: 'token transfers',
+  fill: 'storage-heavy calls (16 SSTOREs)',
+};
 const PEER_ACCOUNTS = 32;
 const PEER_BLOCKS = 6;
 
@@ -314,8 +382,10 @@ async function fillPeer(url, { automineOff, txsPerBlock }) {
   const receipt = await rpc(url, 'eth_getTransactionReceipt', [deployBlock.transactions[0]]);
   const token = receipt.contractAddress;
   const word = (v) => setLengthLeft(typeof v === 'bigint' ? bigIntToBytes(v) : v, 32);
-  const transfer = (to, amount) => bytesToHex(concatBytes(SELECTORS.transfer, word(Buffer.from(to.slice(2), 'hex')), word(amount)));
-  for (const a of accounts.slice(1)) await send({ from: accounts[0], to: token, data: transfer(a, 10n ** 24n), gas: hex(100_000) });
+  const transfer = (to, amount) =>
+    bytesToHex(concatBytes(SELECTORS.transfer, word(Buffer.from(to.slice(2), 'hex')), word(amount)));
+  for (const a of accounts.slice(1))
+    await send({ from: accounts[0], to: token, data: transfer(a, 10n ** 24n), gas: hex(100_000) });
   await mine();
 
   let seed = 12345;
@@ -325,23 +395,41 @@ async function fillPeer(url, { automineOff, txsPerBlock }) {
   };
   const pick = (xs) => xs[Math.floor(random() * xs.length)];
   let fill = 0n;
+  let fillCalls = 0;
   const blocks = [];
   for (let b = 0; b < PEER_BLOCKS; b++) {
     for (let i = 0; i < txsPerBlock; i++) {
       const from = pick(accounts);
       const r = random();
-      if (r < 0.5) await send({ from, to: pick(accounts), value: hex(10n ** 12n), gas: hex(21_000) });
-      else if (r < 0.85) await send({ from, to: token, data: transfer(pick(accounts), BigInt(1 + Math.floor(random() * 1000))), gas: hex(80_000) });
+      if (r < 0.45) await send({ from, to: pick(accounts), value: hex(10n ** 12n), gas: hex(21_000) });
+      else if (r < 0.8)
+        await send({
+          from,
+          to: token,
+          data: transfer(pick(accounts), BigInt(1 + Math.floor(random() * 1000))),
+          gas: hex(80_000),
+        });
       else {
-        await send({ from, to: token, data: bytesToHex(concatBytes(SELECTORS.fill, word(fill), word(16n))), gas: hex(500_000) });
-        fill += 16n;
+        // As in the generated chain: alternately fresh slots and slots written before.
+        let start = fill;
+        if (fillCalls++ % 2 === 1 && fill > 0n)
+          start = BigInt(Math.floor(random() * Number(fill / 16n))) * 16n;
+        else fill += 16n;
+        await send({
+          from,
+          to: token,
+          data: bytesToHex(concatBytes(SELECTORS.fill, word(start), word(16n))),
+          gas: hex(500_000),
+        });
       }
     }
     const block = await mine();
     blocks.push(Number(block.number));
   }
   const mined = await rpc(url, 'eth_getBlockByNumber', [hex(blocks[0]), false]);
-  const logs = await rpc(url, 'eth_getLogs', [{ fromBlock: hex(blocks[0]), toBlock: hex(blocks[0]), address: token }]);
+  const logs = await rpc(url, 'eth_getLogs', [
+    { fromBlock: hex(blocks[0]), toBlock: hex(blocks[0]), address: token },
+  ]);
   return { accounts, token, blocks, txsInFirst: mined.transactions.length, logsInFirst: logs.length };
 }
 
@@ -400,13 +488,23 @@ async function startHardhat(work) {
 // Main
 
 async function main() {
-  if (!existsSync(join(ROOT, 'dist/cli/main.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm run bench does)');
+  if (!existsSync(join(ROOT, 'dist/cli/main.js')))
+    throw new Error('dist/ is missing: run `npm run build` first (npm run bench does)');
   const work = mkdtempSync(join(tmpdir(), 'alder-bench-'));
   const report = { started: new Date().toISOString(), options: opt };
   const out = [];
   const say = (s = '') => out.push(s);
   try {
     // 1. Chains
+    const fixture = join(ROOT, 'test/fixtures/bench-genesis.json');
+    if (
+      !existsSync(fixture) ||
+      readFileSync(fixture, 'utf8') !== `${JSON.stringify(benchGenesis(), null, 2)}\n`
+    ) {
+      log(
+        'warning: test/fixtures/bench-genesis.json differs from the generator; run `node bench/genchain.mjs --genesis-only`',
+      );
+    }
     const gen = await generatedChain();
     report.generated = gen;
 
@@ -414,7 +512,15 @@ async function main() {
     const imports = [];
     if (existsSync(join(RPC_COMPAT, 'chain.rlp'))) {
       log('import: rpc-compat chain');
-      imports.push(await measureImport('rpc-compat', join(RPC_COMPAT, 'genesis.json'), join(RPC_COMPAT, 'chain.rlp'), opt.runs, work));
+      imports.push(
+        await measureImport(
+          'rpc-compat',
+          join(RPC_COMPAT, 'genesis.json'),
+          join(RPC_COMPAT, 'chain.rlp'),
+          opt.runs,
+          work,
+        ),
+      );
     }
     log('import: generated chain');
     const alderData = join(work, 'alder-generated');
@@ -443,9 +549,16 @@ async function main() {
       await waitForRpc(url, proc);
       await new Promise((r) => setTimeout(r, 2000));
       const idle = memory(proc.pid);
-      const accounts = Array.from({ length: Math.min(256, DEFAULT_ACCOUNTS) }, (_, i) => addressOf(accountKey(i)).toString());
+      const accounts = Array.from({ length: Math.min(256, DEFAULT_ACCOUNTS) }, (_, i) =>
+        addressOf(accountKey(i)).toString(),
+      );
       const blocks = Array.from({ length: stats.blocks }, (_, i) => i + 1);
-      reads.alder = await measureReads('alder', url, workloads({ blocks, accounts, token: TOKEN_ADDRESS }), work);
+      reads.alder = await measureReads(
+        'alder',
+        url,
+        workloads({ blocks, accounts, token: TOKEN_ADDRESS }),
+        work,
+      );
       const loaded = memory(proc.pid);
       mem.alder = { idle: idle.rss, loaded: loaded.rss, peak: loaded.peak };
       await stop(proc);
@@ -491,12 +604,12 @@ async function main() {
     say();
     say(
       `Generated chain: ${gen.headNumber} blocks, gas limit ${fmt(Number(gen.gasLimit))}, ${fmt(stats.txs)} txs ` +
-        `(${fmt(gen.txKinds.eth)} ETH transfers, ${fmt(gen.txKinds.token)} token transfers, ${fmt(gen.txKinds.fill)} storage-heavy calls), ` +
+        `(${['eth', 'token', 'fill'].map((k) => `${fmt(gen.txKinds[k])} ${KIND_NAMES[k]} with ${fmt((Number(gen.gasByKind[k]) / stats.gas) * 100)}% of the gas`).join(', ')}), ` +
         `${fmt((stats.gas / stats.blocks / Number(gen.gasLimit)) * 100, 1)}% of the gas limit used on average; ` +
         `built with @ethereumjs/vm buildBlock in ${fmt(gen.seconds, 1)} s${gen.cached ? ' (earlier run, reused from cache)' : ''}.`,
     );
     say();
-    say('## Block import (`alder blocks import`, CLI wall time less an empty import\'s start-up)');
+    say("## Block import (`alder blocks import`, CLI wall time less an empty import's start-up)");
     say();
     say(
       table(
@@ -515,7 +628,9 @@ async function main() {
       ),
     );
     say();
-    say(`No npm peer imports RLP blocks: Alder only. Generated head hash ${genImport.headOk ? 'matches' : 'DOES NOT MATCH'} the generator's.`);
+    say(
+      `No npm peer imports RLP blocks: Alder only. Generated head hash ${genImport.headOk ? 'matches' : 'DOES NOT MATCH'} the generator's.`,
+    );
     say();
     say(
       `## RPC reads (HTTP keep-alive, ${opt.concurrency} connections, ≤${fmt(opt.requests)} requests or ${opt.seconds} s per run, ` +
@@ -538,7 +653,10 @@ async function main() {
     say();
     say(
       `Mean response bytes: ${Object.keys(reads.alder)
-        .map((w) => `${w.split(' ')[0]} ${['alder', ...peerNames].map((t) => `${t} ${fmt(reads[t][w].meanBytes)}`).join(' / ')}`)
+        .map(
+          (w) =>
+            `${w.split(' ')[0]} ${['alder', ...peerNames].map((t) => `${t} ${fmt(reads[t][w].meanBytes)}`).join(' / ')}`,
+        )
         .join('; ')}.`,
     );
     say(
@@ -546,7 +664,11 @@ async function main() {
         `each peer serves ${PEER_BLOCKS} blocks of ~${txsPerBlock} txs of the same mix sent to it by eth_sendTransaction` +
         `${peers.length ? ` (${peers.map((p) => (p.error ? `${p.name}: failed — ${p.error}` : `${p.name}: ${p.txsPerBlock} txs and ${p.logsPerBlock} logs in the first`)).join('; ')})` : ''}.`,
     );
-    const errs = Object.entries(reads).flatMap(([t, ws]) => Object.entries(ws).filter(([, r]) => r.errors).map(([w, r]) => `${t} ${w}: ${r.errors} errors (${r.firstError})`));
+    const errs = Object.entries(reads).flatMap(([t, ws]) =>
+      Object.entries(ws)
+        .filter(([, r]) => r.errors)
+        .map(([w, r]) => `${t} ${w}: ${r.errors} errors (${r.firstError})`),
+    );
     if (errs.length) say(`Errors: ${errs.join('; ')}`);
     say();
     say('## Memory (RSS, MiB)');
@@ -561,7 +683,11 @@ async function main() {
     say(`Total bench time ${fmt((performance.now() - T_START) / 1000)} s.`);
     const text = out.join('\n');
     process.stdout.write(`${text}\n`);
-    if (typeof opt.json === 'string') writeFileSync(opt.json, JSON.stringify(report, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 2));
+    if (typeof opt.json === 'string')
+      writeFileSync(
+        opt.json,
+        JSON.stringify(report, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 2),
+      );
   } finally {
     if (!opt.keep) rmSync(work, { recursive: true, force: true });
     else log(`kept ${work}`);
