@@ -7,12 +7,13 @@
  * builder on an in-memory state, so state roots, receipts and blooms are exact; they are written as
  * concatenated RLP, the format `alder blocks import` reads.
  *
- *   node bench/genchain.mjs [--blocks=1000] [--gas-limit=1500000] [--out=DIR] [--genesis-only]
+ *   node bench/genchain.mjs [--blocks=1000] [--gas-limit=1500000] [--out=DIR (default $TMPDIR/alder-bench-chain)] [--genesis-only]
  *
  * Library use (tests): `generateChain({ blocks, txsPerBlock, outDir })`.
  */
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createBlock } from '@ethereumjs/block';
 import { createCommonFromGethGenesis } from '@ethereumjs/common';
@@ -558,7 +559,7 @@ if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith
       blocks: Number(args.blocks ?? 1000),
       gasLimit: BigInt(args['gas-limit'] ?? DEFAULT_GAS_LIMIT),
       txsPerBlock: args.txs ? Number(args.txs) : undefined,
-      outDir: args.out ?? join(import.meta.dirname, '../.bench-chain'),
+      outDir: args.out ?? join(tmpdir(), 'alder-bench-chain'),
       log: (m) => console.error(m),
     });
     console.log(

@@ -296,7 +296,8 @@ async function generatedChain() {
     log(`generated chain: cached in ${dir} (generated in ${meta.seconds} s)`);
     return { ...meta, cached: true };
   }
-  rmSync(dir, { recursive: true, force: true });
+  // Chains from other generator versions or parameters are not reused: drop them.
+  rmSync(join(tmpdir(), 'alder-bench-cache'), { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   log(`generating ${opt.blocks} blocks, gas limit ${opt['gas-limit']} → ${dir}`);
   const r = await run(process.execPath, [
