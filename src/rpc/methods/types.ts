@@ -5,26 +5,11 @@
  */
 import type { Services } from '../services.js';
 
-export const API_GROUPS = [
-  'ADMIN',
-  'CLIQUE',
-  'DEBUG',
-  'EEA',
-  'ENGINE',
-  'ETH',
-  'IBFT',
-  'MINER',
-  'NET',
-  'PERM',
-  'PLUGINS',
-  'PRIV',
-  'QBFT',
-  'TRACE',
-  'TXPOOL',
-  'WEB3',
-  'TESTING',
-] as const;
-export type ApiGroup = (typeof API_GROUPS)[number];
+import { RPC_API_GROUPS, type RpcApiGroup } from '../../config/types.js';
+
+/** The API groups (Besu's enum names), declared once with the options that enable them. */
+export const API_GROUPS = RPC_API_GROUPS;
+export type ApiGroup = RpcApiGroup;
 
 /** Who sent the request, when authentication is on. */
 export interface AuthenticatedUser {
