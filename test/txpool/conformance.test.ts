@@ -4,16 +4,15 @@
  * hive's order, and Besu's eth/ raw-transaction and filter specs that do not depend on the harness mocks.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  CONFORMANCE,
-  type NodeProcess,
-  removeDir,
-  runCli,
-  runConformance,
-  startNode,
-  tempDir,
-} from '../helpers/node.js';
+  BESU_ETH_DIR,
+  HIVE_CHAIN,
+  RPC_COMPAT_CHAIN,
+  RPC_COMPAT_DIR,
+  useImportedNode,
+} from '../helpers/conformance.js';
+import { runConformance } from '../helpers/node.js';
 
 const RPC_COMPAT = [
   'eth_sendRawTransaction/send-access-list-transaction.io',
@@ -37,31 +36,12 @@ const BESU = [
 ];
 
 describe('rpc-compat eth_sendRawTransaction and txpool_* (in order, fresh node)', () => {
-  let dir: string;
-  let node: NodeProcess;
-  const rc = join(CONFORMANCE, 'rpc-compat');
-  beforeAll(async () => {
-    dir = tempDir();
-    const genesis = `--genesis-file=${join(rc, 'genesis.json')}`;
-    await runCli([
-      genesis,
-      `--data-path=${dir}`,
-      'blocks',
-      'import',
-      `--from=${join(rc, 'chain.rlp')}`,
-      '--skip-pow-validation-enabled',
-    ]);
-    node = await startNode([genesis, `--data-path=${dir}`, '--rpc-http-api=ETH,NET,WEB3,DEBUG,TXPOOL']);
-  });
-  afterAll(async () => {
-    await node?.stop();
-    removeDir(dir);
-  });
+  const node = useImportedNode(RPC_COMPAT_CHAIN, ['--rpc-http-api=ETH,NET,WEB3,DEBUG,TXPOOL']);
 
   it(`passes every case (${RPC_COMPAT.length})`, async () => {
     const r = await runConformance(
-      node.url,
-      RPC_COMPAT.map((c) => join(rc, c)),
+      node().url,
+      RPC_COMPAT.map((c) => join(RPC_COMPAT_DIR, c)),
     );
     expect(r.failed, r.output).toEqual([]);
     expect(r.passed.length).toBe(RPC_COMPAT.length);
@@ -69,38 +49,12 @@ describe('rpc-compat eth_sendRawTransaction and txpool_* (in order, fresh node)'
 });
 
 describe('Besu eth/ raw transaction and filter specs', () => {
-  let dir: string;
-  let node: NodeProcess;
-  const besu = join(CONFORMANCE, 'besu');
-  beforeAll(async () => {
-    dir = tempDir();
-    const genesis = `--genesis-file=${join(besu, 'chain-data/hive/testGenesis.json')}`;
-    await runCli([
-      genesis,
-      `--data-path=${dir}`,
-      '--network-id=123',
-      'blocks',
-      'import',
-      `--from=${join(besu, 'chain-data/hive/testBlockchain.blocks')}`,
-      '--skip-pow-validation-enabled',
-    ]);
-    node = await startNode([
-      genesis,
-      `--data-path=${dir}`,
-      '--network-id=123',
-      '--rpc-http-api=ETH,NET,WEB3,DEBUG,TRACE',
-      '--min-gas-price=1',
-    ]);
-  });
-  afterAll(async () => {
-    await node?.stop();
-    removeDir(dir);
-  });
+  const node = useImportedNode(HIVE_CHAIN, ['--rpc-http-api=ETH,NET,WEB3,DEBUG,TRACE', '--min-gas-price=1']);
 
   it(`passes every case (${BESU.length})`, async () => {
     const r = await runConformance(
-      node.url,
-      BESU.map((c) => join(besu, 'eth', c)),
+      node().url,
+      BESU.map((c) => join(BESU_ETH_DIR, c)),
       ['--strict-key-order'],
     );
     expect(r.failed, r.output).toEqual([]);
@@ -115,8 +69,8 @@ describe('Besu eth/ raw transaction and filter specs', () => {
       'eth_getNewFilter_validFilterLatestBlock.json',
     ];
     const r = await runConformance(
-      node.url,
-      mocked.map((c) => join(besu, 'eth', c)),
+      node().url,
+      mocked.map((c) => join(BESU_ETH_DIR, c)),
     );
     // Filter ids are random, not the harness's `0x1`.
     expect(r.failed.some((f) => f.includes('eth_newBlockFilter'))).toBe(true);
