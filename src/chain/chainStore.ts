@@ -13,8 +13,8 @@ import {
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { Address, bigIntToBytes, bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util';
-import { type Database, WriteBatch, metaKey, numberKey } from '../db/database.js';
-import { type StoredReceipt, decodeReceipt, decodeReceiptList } from './receipts.js';
+import { type Database, metaKey, numberKey, WriteBatch } from '../db/database.js';
+import { decodeReceipt, decodeReceiptList, type StoredReceipt } from './receipts.js';
 
 export interface Head {
   number: bigint;
@@ -134,7 +134,11 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
     if (cached) return cached;
     const raw = this.db.get('headers', hash);
     if (!raw) return undefined;
-    const header = createBlockHeaderFromRLP(raw, { common: this.common, setHardfork: true, skipConsensusFormatValidation: true });
+    const header = createBlockHeaderFromRLP(raw, {
+      common: this.common,
+      setHardfork: true,
+      skipConsensusFormatValidation: true,
+    });
     this.headers.set(key, header);
     return header;
   }
@@ -179,6 +183,16 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
     return RLP.encode([RLP.decode(headerRaw), ...body] as never);
   }
 
+  /** Length of the block's RLP, from the stored header and body without decoding either. */
+  getBlockSize(hash: Uint8Array): number | undefined {
+    const headerRaw = this.db.get('headers', hash);
+    const bodyRaw = this.db.get('bodies', hash);
+    if (!headerRaw || !bodyRaw) return undefined;
+    const b = bodyRaw[0];
+    const bodyPrefix = b <= 0xf7 ? 1 : 1 + (b - 0xf7);
+    return rlpListLength(headerRaw.length + bodyRaw.length - bodyPrefix);
+  }
+
   getRawReceipts(hash: Uint8Array): Uint8Array[] | undefined {
     const raw = this.db.get('receipts', hash);
     return raw ? decodeReceiptList(raw) : undefined;
@@ -215,18 +229,15 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
   getTxLocation(txHash: Uint8Array): TxLocation | undefined {
     const raw = this.db.get('txIndex', txHash);
     if (!raw) return undefined;
-    return { blockHash: raw.slice(0, 32), index: new DataView(raw.buffer, raw.byteOffset + 32, 4).getUint32(0) };
+    return {
+      blockHash: raw.slice(0, 32),
+      index: new DataView(raw.buffer, raw.byteOffset + 32, 4).getUint32(0),
+    };
   }
 
   // ---------------------------------------------------------------- writes (used by the importer)
 
-  putBlock(
-    batch: WriteBatch,
-    block: Block,
-    td: bigint,
-    receipts: Uint8Array[],
-    senders: Address[],
-  ): void {
+  putBlock(batch: WriteBatch, block: Block, td: bigint, receipts: Uint8Array[], senders: Address[]): void {
     const hash = block.hash();
     batch.put('headers', hash, block.header.serialize());
     const raw = block.raw();
@@ -304,6 +315,14 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
   newBatch(): WriteBatch {
     return new WriteBatch();
   }
+}
+
+/** RLP length of a list whose payload is `payload` bytes long. */
+export function rlpListLength(payload: number): number {
+  if (payload < 56) return 1 + payload;
+  let lenBytes = 0;
+  for (let n = payload; n > 0; n = Math.floor(n / 256)) lenBytes++;
+  return 1 + lenBytes + payload;
 }
 
 export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {

@@ -32,12 +32,20 @@ export function tempDir(prefix = 'alder-test-'): string {
 }
 
 /** Runs the CLI to completion; resolves with its output, rejects on a non-zero exit. */
-export async function runCli(args: string[], opts: { timeoutMs?: number } = {}): Promise<{ stdout: string; stderr: string }> {
-  return execFileP(process.execPath, [BIN, ...args], { timeout: opts.timeoutMs ?? 300_000, maxBuffer: 64 << 20 });
+export async function runCli(
+  args: string[],
+  opts: { timeoutMs?: number } = {},
+): Promise<{ stdout: string; stderr: string }> {
+  return execFileP(process.execPath, [BIN, ...args], {
+    timeout: opts.timeoutMs ?? 300_000,
+    maxBuffer: 64 << 20,
+  });
 }
 
 /** Runs the CLI and returns its exit code and output without throwing. */
-export async function runCliStatus(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCliStatus(
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const r = await runCli(args);
     return { code: 0, ...r };
@@ -56,7 +64,10 @@ export interface NodeProcess {
 }
 
 /** Starts a node with HTTP JSON-RPC on a free port and waits until it answers. */
-export async function startNode(args: string[], opts: { env?: NodeJS.ProcessEnv } = {}): Promise<NodeProcess> {
+export async function startNode(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv } = {},
+): Promise<NodeProcess> {
   const port = await freePort();
   const child = spawn(
     process.execPath,
@@ -130,11 +141,15 @@ export async function runConformance(
 ): Promise<{ passed: string[]; failed: string[]; output: string }> {
   let stdout = '';
   try {
-    const r = await execFileP(process.execPath, [join(CONFORMANCE, 'run.mjs'), '--url', url, ...extra, ...paths], {
-      timeout: 600_000,
-      maxBuffer: 64 << 20,
-      cwd: CONFORMANCE,
-    });
+    const r = await execFileP(
+      process.execPath,
+      [join(CONFORMANCE, 'run.mjs'), '--url', url, ...extra, ...paths],
+      {
+        timeout: 600_000,
+        maxBuffer: 64 << 20,
+        cwd: CONFORMANCE,
+      },
+    );
     stdout = r.stdout;
   } catch (err) {
     stdout = (err as { stdout?: string }).stdout ?? '';

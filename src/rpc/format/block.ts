@@ -5,7 +5,7 @@
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Withdrawal } from '@ethereumjs/util';
-import type { ChainStore } from '../../chain/chainStore.js';
+import { type ChainStore, rlpListLength } from '../../chain/chainStore.js';
 import { bytes, quantity } from './hex.js';
 import { formatTransaction, type TxJson, type TxLocationHex } from './transaction.js';
 
@@ -19,26 +19,9 @@ export interface FormatBlockOptions {
   totalDifficulty: boolean;
 }
 
-const sizeCache = new Map<string, number>();
-const SIZE_CACHE_MAX = 4096;
-
 /** RLP length of the whole block, as stored. */
-function blockSize(chain: ChainStore, hashHex: string, hash: Uint8Array, block: Block): number {
-  const cached = sizeCache.get(hashHex);
-  if (cached !== undefined) return cached;
-  const raw = chain.getRawBlock(hash);
-  const size = raw ? raw.length : block.serialize().length;
-  if (sizeCache.size >= SIZE_CACHE_MAX) sizeCache.delete(sizeCache.keys().next().value as string);
-  sizeCache.set(hashHex, size);
-  return size;
-}
-
-/** RLP length of a list whose payload is `payload` bytes long. */
-function listLength(payload: number): number {
-  if (payload < 56) return 1 + payload;
-  let lenBytes = 0;
-  for (let n = payload; n > 0; n = Math.floor(n / 256)) lenBytes++;
-  return 1 + lenBytes + payload;
+function blockSize(chain: ChainStore, hash: Uint8Array, block: Block): number {
+  return chain.getBlockSize(hash) ?? block.serialize().length;
 }
 
 function withdrawalJson(w: Withdrawal): Record<string, string> {
@@ -126,7 +109,7 @@ export function formatBlock(
     header,
     hashHex,
     totalDifficultyOf(chain, header, hash, opts),
-    blockSize(chain, hashHex, hash, block),
+    blockSize(chain, hash, block),
   );
   const uncles = new Array(block.uncleHeaders.length);
   for (let i = 0; i < uncles.length; i++) uncles[i] = bytes((block.uncleHeaders[i] as BlockHeader).hash());
@@ -157,7 +140,7 @@ export function formatUncle(header: BlockHeader, chain: ChainStore, opts: Format
   const hash = header.hash();
   const hashHex = bytes(hash);
   const headerLength = header.serialize().length;
-  const size = listLength(headerLength + 2 + (header.withdrawalsRoot !== undefined ? 1 : 0));
+  const size = rlpListLength(headerLength + 2 + (header.withdrawalsRoot !== undefined ? 1 : 0));
   const out = headerHead(header, hashHex, totalDifficultyOf(chain, header, hash, opts), size);
   out.uncles = [];
   out.transactions = [];
