@@ -2,7 +2,7 @@
  * Logging: one pino root logger, a child per component. `setLogLevel` changes levels at run time
  * (admin_changeLogLevel uses it), for every logger or for the named ones.
  */
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 
 const LEVELS: Record<string, string> = {
   OFF: 'silent',

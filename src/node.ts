@@ -17,21 +17,21 @@ import type { Config } from './config/types.js';
 import { createSealVerifier } from './consensus/ethash/seal.js';
 import { customCrypto } from './crypto/index.js';
 import { Database } from './db/database.js';
+import { chainSubscriptionSource } from './events/chainSource.js';
+import { FilterManager } from './filters/manager.js';
 import { logger, setLogLevel } from './log.js';
-import { createDispatcher } from './rpc/dispatch.js';
-import { allMethods } from './rpc/methods/index.js';
 import { createAuth } from './rpc/auth/index.js';
+import { createDispatcher } from './rpc/dispatch.js';
 import { blockFormatOptions } from './rpc/methods/eth/shared.js';
+import { allMethods } from './rpc/methods/index.js';
 import { startHttpServer } from './rpc/server/http.js';
 import { startWsServer } from './rpc/server/ws.js';
+import type { Services } from './rpc/services.js';
 import { SubscriptionManager } from './rpc/subscriptions/manager.js';
 import { subscriptionMethods } from './rpc/subscriptions/methods.js';
-import { chainSubscriptionSource } from './events/chainSource.js';
-import type { Services } from './rpc/services.js';
-import { FilterManager } from './filters/manager.js';
-import { TxPool } from './txpool/pool.js';
 import { TrieStore } from './state/trieStore.js';
 import { type GenesisAccount, WorldState } from './state/worldState.js';
+import { TxPool } from './txpool/pool.js';
 import { VERSION } from './version.js';
 
 export interface RunningNode {
@@ -162,7 +162,9 @@ export async function startNode(config: Config): Promise<RunningNode> {
         noAuthMethods: config.rpcWsApiMethodsNoAuth,
         transport: 'WS',
       });
-      const subscriptions = new SubscriptionManager(chainSubscriptionSource(ctx.chain, blockFormatOptions(services)));
+      const subscriptions = new SubscriptionManager(
+        chainSubscriptionSource(ctx.chain, blockFormatOptions(services)),
+      );
       const dispatcher = createDispatcher({
         methods: [...allMethods, ...subscriptionMethods],
         enabledGroups: config.rpcWsApi,
@@ -199,7 +201,11 @@ export async function startNode(config: Config): Promise<RunningNode> {
   };
 }
 
-export async function importBlocks(config: Config, files: string[], opts: ImportOptions): Promise<ImportSummary> {
+export async function importBlocks(
+  config: Config,
+  files: string[],
+  opts: ImportOptions,
+): Promise<ImportSummary> {
   setLogLevel(config.logging);
   const log = logger('import');
   const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });
@@ -212,7 +218,9 @@ export async function importBlocks(config: Config, files: string[], opts: Import
         try {
           block = createBlockFromRLP(rlp, { common: ctx.common, setHardfork: true });
         } catch (err) {
-          throw new Error(`${file}: cannot decode the block at byte ${offset}: ${(err as Error).message.split('\n')[0]}`);
+          throw new Error(
+            `${file}: cannot decode the block at byte ${offset}: ${(err as Error).message.split('\n')[0]}`,
+          );
         }
         let result: 'imported' | 'known';
         try {
@@ -228,7 +236,10 @@ export async function importBlocks(config: Config, files: string[], opts: Import
         }
         if (result === 'imported') imported++;
         else skipped++;
-        log.debug({ number: block.header.number.toString(), hash: bytesToHex(block.hash()), result }, 'Imported block');
+        log.debug(
+          { number: block.header.number.toString(), hash: bytesToHex(block.hash()), result },
+          'Imported block',
+        );
         // Let I/O (log output, signals) through between blocks.
         await new Promise<void>((resolve) => setImmediate(resolve));
         opts.onProgress?.(imported + skipped, undefined, block.header.number);
@@ -247,7 +258,8 @@ export async function exportBlocks(config: Config, opts: ExportOptions): Promise
     const head = ctx.chain.head().number;
     const last = opts.to === undefined ? opts.from : opts.to - 1n;
     const to = last > head ? head : last;
-    if (opts.from < 0n || opts.from > to) throw new Error(`nothing to export: start block ${opts.from} is after the head (${head})`);
+    if (opts.from < 0n || opts.from > to)
+      throw new Error(`nothing to export: start block ${opts.from} is after the head (${head})`);
     const chain = ctx.chain;
     function* blocks() {
       for (let n = opts.from; n <= to; n++) {

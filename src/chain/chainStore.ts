@@ -244,7 +244,7 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
     batch.put('bodies', hash, RLP.encode(raw.slice(1) as never));
     batch.put('receipts', hash, RLP.encode(receipts));
     const s = new Uint8Array(senders.length * 20);
-    senders.forEach((a, i) => s.set(a.bytes, i * 20));
+    for (let i = 0; i < senders.length; i++) s.set((senders[i] as Address).bytes, i * 20);
     batch.put('senders', hash, s);
     batch.put('td', hash, bigIntToBytes(td));
     this.blocks.set(bytesToHex(hash), block);

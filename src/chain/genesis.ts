@@ -2,10 +2,10 @@
  * Genesis: computes the genesis state root from the allocation, builds the genesis block, and
  * either writes it to an empty database or checks that the database was made for this genesis.
  */
-import { type Block, type HeaderData, createBlock } from '@ethereumjs/block';
+import { type Block, createBlock, type HeaderData } from '@ethereumjs/block';
 import { bytesToHex } from '@ethereumjs/util';
 import type { GenesisAccount, WorldState } from '../state/worldState.js';
-import { type ChainStore, bytesEqual } from './chainStore.js';
+import { bytesEqual, type ChainStore } from './chainStore.js';
 import { GenesisMismatchError } from './errors.js';
 
 export interface GenesisInput {
@@ -23,7 +23,8 @@ export async function initGenesis(chain: ChainStore, world: WorldState, input: G
   const stored = chain.genesisHash();
   if (stored) {
     world.store.discard();
-    if (!bytesEqual(stored, block.hash())) throw new GenesisMismatchError(bytesToHex(stored), bytesToHex(block.hash()));
+    if (!bytesEqual(stored, block.hash()))
+      throw new GenesisMismatchError(bytesToHex(stored), bytesToHex(block.hash()));
     return block;
   }
   const batch = chain.newBatch();

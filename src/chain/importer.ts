@@ -7,10 +7,10 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { type Address, bytesToHex } from '@ethereumjs/util';
-import { type VM, createVM, encodeReceipt, runBlock } from '@ethereumjs/vm';
+import { createVM, encodeReceipt, runBlock, type VM } from '@ethereumjs/vm';
 import type { TrieStore } from '../state/trieStore.js';
 import type { WorldState } from '../state/worldState.js';
-import { type ChainStore, bytesEqual } from './chainStore.js';
+import { bytesEqual, type ChainStore } from './chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './errors.js';
 import { checkHeader } from './validation.js';
 
@@ -103,7 +103,12 @@ export class BlockImporter {
 
     const reason = checkHeader(block.header, parent, this.opts);
     if (reason) throw invalid(reason);
-    if (!this.opts.skipPowValidation && this.opts.verifySeal && block.header.difficulty > 0n && !this.opts.clique) {
+    if (
+      !this.opts.skipPowValidation &&
+      this.opts.verifySeal &&
+      block.header.difficulty > 0n &&
+      !this.opts.clique
+    ) {
       const sealReason = await this.opts.verifySeal(block.header);
       if (sealReason) throw invalid(sealReason);
     }
@@ -160,5 +165,8 @@ export class BlockImporter {
 function cleanReason(err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
   // The libraries append a long block description after the reason.
-  return msg.replace(/\s*\(block (num|number)=.*$/s, '').replace(/ -> .*$/s, '').trim();
+  return msg
+    .replace(/\s*\(block (num|number)=.*$/s, '')
+    .replace(/ -> .*$/s, '')
+    .trim();
 }

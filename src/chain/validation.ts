@@ -10,11 +10,18 @@ const ZERO_NONCE = new Uint8Array(8);
 const EMPTY_UNCLE_HASH = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
 
 /** Returns a reason when the header is invalid, undefined when it is valid. */
-export function checkHeader(header: BlockHeader, parent: BlockHeader, opts: { clique?: boolean; fixedDifficulty?: bigint } = {}): string | undefined {
+export function checkHeader(
+  header: BlockHeader,
+  parent: BlockHeader,
+  opts: { clique?: boolean; fixedDifficulty?: bigint } = {},
+): string | undefined {
   const common = header.common;
-  if (header.number !== parent.number + 1n) return `block number ${header.number} does not follow parent ${parent.number}`;
-  if (header.timestamp <= parent.timestamp) return `timestamp ${header.timestamp} is not greater than parent timestamp ${parent.timestamp}`;
-  if (header.gasUsed > header.gasLimit) return `gas used ${header.gasUsed} exceeds gas limit ${header.gasLimit}`;
+  if (header.number !== parent.number + 1n)
+    return `block number ${header.number} does not follow parent ${parent.number}`;
+  if (header.timestamp <= parent.timestamp)
+    return `timestamp ${header.timestamp} is not greater than parent timestamp ${parent.timestamp}`;
+  if (header.gasUsed > header.gasLimit)
+    return `gas used ${header.gasUsed} exceeds gas limit ${header.gasLimit}`;
   try {
     header.validateGasLimit(parent);
   } catch (err) {
@@ -26,11 +33,13 @@ export function checkHeader(header: BlockHeader, parent: BlockHeader, opts: { cl
   }
   if (common.isActivatedEIP(1559)) {
     const expected = parentIsLondon(parent) ? parent.calcNextBaseFee() : common.param('initialBaseFee');
-    if (header.baseFeePerGas !== expected) return `base fee ${header.baseFeePerGas} does not match expected ${expected}`;
+    if (header.baseFeePerGas !== expected)
+      return `base fee ${header.baseFeePerGas} does not match expected ${expected}`;
   }
   if (common.isActivatedEIP(4844)) {
     const expected = parent.common.isActivatedEIP(4844) ? parent.calcNextExcessBlobGas(common) : 0n;
-    if (header.excessBlobGas !== expected) return `excess blob gas ${header.excessBlobGas} does not match expected ${expected}`;
+    if (header.excessBlobGas !== expected)
+      return `excess blob gas ${header.excessBlobGas} does not match expected ${expected}`;
   }
   const postMerge = common.gteHardfork('paris');
   if (postMerge) {
@@ -39,7 +48,8 @@ export function checkHeader(header: BlockHeader, parent: BlockHeader, opts: { cl
     if (bytesToHex(header.uncleHash) !== EMPTY_UNCLE_HASH) return 'ommers must be empty after the merge';
   } else if (!opts.clique && common.consensusAlgorithm() === 'ethash') {
     const expected = opts.fixedDifficulty ?? header.ethashCanonicalDifficulty(parent);
-    if (header.difficulty !== expected) return `difficulty ${header.difficulty} does not match expected ${expected}`;
+    if (header.difficulty !== expected)
+      return `difficulty ${header.difficulty} does not match expected ${expected}`;
   }
   return undefined;
 }

@@ -3,12 +3,13 @@
  * native add-ons (measured ~3× and ~25× faster than the pure JS paths), KZG through c-kzg.
  * Passed to every Common as `customCrypto`.
  */
+
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { CustomCrypto } from '@ethereumjs/common';
 import { bytesToHex, hexToBytes, type KZG } from '@ethereumjs/util';
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { createHash } from 'node:crypto';
+import { keccak_256 } from '@noble/hashes/sha3.js';
 
 const require = createRequire(import.meta.url);
 
@@ -60,7 +61,10 @@ export function ecdsaRecover(sig: Uint8Array, recId: number, hash: Uint8Array): 
   return secp.ecdsaRecover(sig, recId, hash, false);
 }
 
-export function ecdsaSign(hash: Uint8Array, privateKey: Uint8Array): { signature: Uint8Array; recid: number } {
+export function ecdsaSign(
+  hash: Uint8Array,
+  privateKey: Uint8Array,
+): { signature: Uint8Array; recid: number } {
   return secp.ecdsaSign(hash, privateKey);
 }
 
@@ -69,7 +73,13 @@ export function publicKeyOf(privateKey: Uint8Array): Uint8Array {
 }
 
 /** ecrecover as the EVM precompile and tx library call it: returns the 64-byte public key. */
-function ecrecover(msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array, chainId?: bigint): Uint8Array {
+function ecrecover(
+  msgHash: Uint8Array,
+  v: bigint,
+  r: Uint8Array,
+  s: Uint8Array,
+  chainId?: bigint,
+): Uint8Array {
   const recovery = v === 0n || v === 1n ? v : chainId === undefined ? v - 27n : v - (2n * chainId + 35n);
   if (recovery !== 0n && recovery !== 1n) throw new Error('Invalid signature v value');
   const sig = new Uint8Array(64);

@@ -5,7 +5,7 @@
  * of a block and a killed process restarts with everything it had committed.
  */
 import { mkdirSync } from 'node:fs';
-import { type Database as LmdbDb, type RootDatabase, open } from 'lmdb';
+import { type Database as LmdbDb, open, type RootDatabase } from 'lmdb';
 
 export const STORES = [
   'headers', // block hash → header RLP
@@ -77,7 +77,11 @@ export class Database {
   }
 
   /** Iterates keys of a store in order, from `start` (inclusive) to `end` (exclusive). */
-  *range(store: StoreName, start?: Uint8Array, end?: Uint8Array): Generator<{ key: Uint8Array; value: Uint8Array }> {
+  *range(
+    store: StoreName,
+    start?: Uint8Array,
+    end?: Uint8Array,
+  ): Generator<{ key: Uint8Array; value: Uint8Array }> {
     for (const { key, value } of this.stores[store].getRange({ start, end })) {
       yield { key: key as Uint8Array, value: value as Uint8Array };
     }

@@ -6,11 +6,14 @@ import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { blockLogs, compileLogQuery } from '../filters/logs.js';
 import { type FormatBlockOptions, formatBlock } from '../rpc/format/block.js';
 import { formatLogs } from '../rpc/format/log.js';
-import type { JsonObject, SubscriptionSource } from '../rpc/subscriptions/source.js';
+import type { SubscriptionSource } from '../rpc/subscriptions/source.js';
 
 const ALL_LOGS = compileLogQuery({ addresses: [], topics: [] });
 
-export function chainSubscriptionSource(chain: ChainStore, blockOptions: FormatBlockOptions): SubscriptionSource {
+export function chainSubscriptionSource(
+  chain: ChainStore,
+  blockOptions: FormatBlockOptions,
+): SubscriptionSource {
   return {
     onNewHead(cb) {
       const listener = (event: NewHeadEvent) => {
@@ -33,5 +36,5 @@ export function chainSubscriptionSource(chain: ChainStore, blockOptions: FormatB
     onSyncing() {
       return () => undefined;
     },
-  } satisfies SubscriptionSource as SubscriptionSource & { _json?: JsonObject };
+  };
 }

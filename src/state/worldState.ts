@@ -5,7 +5,14 @@
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
-import { Account, Address, ValueEncoding, bytesToBigInt, bytesToHex, createAddressFromString } from '@ethereumjs/util';
+import {
+  Account,
+  Address,
+  bytesToBigInt,
+  bytesToHex,
+  createAddressFromString,
+  ValueEncoding,
+} from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
 import type { TrieStore } from './trieStore.js';
 

@@ -3,9 +3,9 @@
  * and a handler that receives the raw `params` array and the request context. Handlers validate their
  * params with `rpc/params.ts`, call services, and format results with `rpc/format/`.
  */
-import type { Services } from '../services.js';
 
 import { RPC_API_GROUPS, type RpcApiGroup } from '../../config/types.js';
+import type { Services } from '../services.js';
 
 /** The API groups (Besu's enum names), declared once with the options that enable them. */
 export const API_GROUPS = RPC_API_GROUPS;
