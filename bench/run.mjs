@@ -5,19 +5,24 @@
  *
  *   node bench/run.mjs [--blocks=1000] [--gas-limit=N] [--runs=3] [--seconds=4]
  *                      [--requests=20000] [--concurrency=64] [--no-peers] [--fresh] [--keep]
- *                      [--json=FILE]
+ *                      [--json=FILE] [--only=core|<suite>]
  *
  * Every server binds 127.0.0.1 on a free port and runs as a child process; the load generator
  * (bench/load.mjs) is a separate process too. Everything started here is stopped by PID.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
-import { RLP } from '@ethereumjs/rlp';
-import { bigIntToBytes, bytesToBigInt, bytesToHex, concatBytes, setLengthLeft } from '@ethereumjs/util';
+import { bigIntToBytes, bytesToHex, concatBytes, setLengthLeft } from '@ethereumjs/util';
 import {
   accountKey,
   addressOf,
@@ -30,187 +35,39 @@ import {
   TRANSFER_TOPIC,
   tokenInitCode,
 } from './genchain.mjs';
+import {
+  BIN,
+  chainStats,
+  elapsedSeconds,
+  fmt,
+  freePort,
+  hex,
+  killAll,
+  log,
+  median,
+  memory,
+  parseOptions,
+  ROOT,
+  rpc,
+  run,
+  start,
+  startGanachePeer,
+  startHardhatPeer,
+  stop,
+  table,
+  waitForRpc,
+} from './lib.mjs';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const BIN = join(ROOT, 'bin/alder');
 const RPC_COMPAT = resolve(ROOT, '../shared/conformance/rpc-compat');
-const T_START = performance.now();
 
-// ---------------------------------------------------------------------------------------------------
-// Options
-
-const opt = {
+const opt = parseOptions({
   blocks: 1000,
   'gas-limit': Number(DEFAULT_GAS_LIMIT),
   runs: 3,
   seconds: 4,
   requests: 20_000,
   concurrency: 64,
-};
-for (const a of process.argv.slice(2)) {
-  const m = /^--([a-z-]+)(?:=(.*))?$/.exec(a);
-  if (!m) throw new Error(`unexpected argument ${a}`);
-  opt[m[1]] = m[2] === undefined ? true : Number.isNaN(Number(m[2])) ? m[2] : Number(m[2]);
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Processes (each one started here is tracked and stopped by its PID)
-
-const children = new Set();
-
-function start(cmd, args, { env, cwd } = {}) {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env }, cwd });
-  children.add(child);
-  let out = '';
-  const keep = (d) => {
-    out += d;
-    if (out.length > 1 << 20) out = out.slice(-(1 << 19));
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  const exited = new Promise((res) => child.once('exit', (code, signal) => res({ code, signal })));
-  exited.then(() => children.delete(child));
-  return { child, pid: child.pid, exited, output: () => out };
-}
-
-async function stop(proc) {
-  if (proc.child.exitCode !== null || proc.child.signalCode !== null) return;
-  process.kill(proc.pid, 'SIGTERM');
-  const timer = setTimeout(() => {
-    if (proc.child.exitCode === null && proc.child.signalCode === null) process.kill(proc.pid, 'SIGKILL');
-  }, 10_000);
-  await proc.exited;
-  clearTimeout(timer);
-}
-
-function killAll() {
-  for (const c of children) {
-    if (c.exitCode === null && c.signalCode === null && c.pid !== undefined) {
-      try {
-        process.kill(c.pid, 'SIGKILL');
-      } catch {}
-    }
-  }
-}
-process.on('exit', killAll);
-for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.on(sig, () => {
-    killAll();
-    process.exit(130);
-  });
-}
-
-/** Runs a command to completion; returns wall seconds and output, throws on failure. */
-async function run(cmd, args, opts = {}) {
-  const t0 = performance.now();
-  const p = start(cmd, args, opts);
-  const timer = setTimeout(() => process.kill(p.pid, 'SIGKILL'), (opts.timeoutSeconds ?? 900) * 1000);
-  const { code, signal } = await p.exited;
-  clearTimeout(timer);
-  const seconds = (performance.now() - t0) / 1000;
-  if (code !== 0)
-    throw new Error(`${[cmd, ...args].join(' ')} exited with ${code ?? signal}:\n${p.output().slice(-4000)}`);
-  return { seconds, output: p.output() };
-}
-
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-  });
-}
-
-/** Resident set size and its peak, in MiB, of a process. */
-function memory(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? Number.NaN);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
-}
-
-// ---------------------------------------------------------------------------------------------------
-// JSON-RPC client (set-up and checks only; the load itself goes through bench/load.mjs)
-
-let rpcId = 0;
-async function rpc(url, method, params = []) {
-  const r = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params }),
-  });
-  const body = await r.json();
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
-
-async function waitForRpc(url, proc, seconds = 90) {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    if (proc.child.exitCode !== null)
-      throw new Error(`server exited with ${proc.child.exitCode}:\n${proc.output().slice(-4000)}`);
-    try {
-      await rpc(url, 'eth_blockNumber');
-      return;
-    } catch {}
-    if (Date.now() > deadline)
-      throw new Error(`server did not answer within ${seconds} s:\n${proc.output().slice(-4000)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Figures
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0
-    ? Number.NaN
-    : s.length % 2
-      ? s[(s.length - 1) / 2]
-      : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const fmt = (x, digits = 0) =>
-  Number.isFinite(x)
-    ? x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
-    : '-';
-const hex = (n) => `0x${BigInt(n).toString(16)}`;
-const log = (msg) =>
-  process.stderr.write(`[${((performance.now() - T_START) / 1000).toFixed(0).padStart(4)} s] ${msg}\n`);
-
-function table(headers, rows) {
-  const cells = [headers, ...rows].map((r) => r.map(String));
-  const widths = headers.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
-  const line = (r) =>
-    `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(' | ')} |`;
-  return [
-    line(cells[0]),
-    `|${widths.map((w, i) => (i === 0 ? ':' : '-') + '-'.repeat(w) + (i === 0 ? '-' : ':')).join('|')}|`,
-    ...cells.slice(1).map(line),
-  ].join('\n');
-}
-
-/** Blocks, transactions and gas of a file of concatenated block RLP. */
-function chainStats(path) {
-  const raw = readFileSync(path);
-  let rest = raw;
-  let blocks = 0;
-  let txs = 0;
-  let gas = 0;
-  const gasByNumber = new Map();
-  while (rest.length > 0) {
-    const { data, remainder } = RLP.decode(rest, true);
-    blocks++;
-    const g = Number(bytesToBigInt(data[0][10]));
-    gas += g;
-    gasByNumber.set(Number(bytesToBigInt(data[0][8])), g);
-    txs += data[1].length;
-    rest = remainder;
-  }
-  return { blocks, txs, gas, gasByNumber };
-}
+});
 
 // ---------------------------------------------------------------------------------------------------
 // Block import through the CLI
@@ -455,57 +312,13 @@ function peerKeys() {
   return Array.from({ length: PEER_ACCOUNTS }, (_, i) => bytesToHex(accountKey(i)));
 }
 
-async function startGanache() {
-  const port = await freePort();
-  const args = [
-    join(ROOT, 'node_modules/ganache/dist/node/cli.js'),
-    '--server.host=127.0.0.1',
-    `--server.port=${port}`,
-    `--chain.chainId=${CHAIN_ID}`,
-    '--miner.blockGasLimit=30000000',
-    '--logging.quiet',
-    ...peerKeys().map((k) => `--wallet.accounts=${k},${hex(10n ** 27n)}`),
-  ];
-  const proc = start(process.execPath, args);
-  const url = `http://127.0.0.1:${port}`;
-  await waitForRpc(url, proc);
-  return { proc, url, automineOff: ['miner_stop'] };
-}
-
-async function startHardhat(work) {
-  const port = await freePort();
-  const dir = join(work, 'hardhat');
-  mkdirSync(dir, { recursive: true });
-  const proc = start(
-    process.execPath,
-    [
-      join(ROOT, 'node_modules/hardhat/internal/cli/bootstrap.js'),
-      '--config',
-      join(import.meta.dirname, 'hardhat.config.cjs'),
-      'node',
-      '--hostname',
-      '127.0.0.1',
-      '--port',
-      String(port),
-    ],
-    {
-      env: {
-        HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true',
-        ALDER_BENCH_KEYS: peerKeys().join(','),
-        ALDER_BENCH_CHAIN_ID: String(CHAIN_ID),
-        ALDER_BENCH_HARDHAT_DIR: dir,
-      },
-    },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  await waitForRpc(url, proc);
-  return { proc, url, automineOff: ['evm_setAutomine', [false]] };
-}
+const startGanache = () => startGanachePeer({ keys: peerKeys(), chainId: CHAIN_ID });
+const startHardhat = (work) => startHardhatPeer(work, { keys: peerKeys(), chainId: CHAIN_ID });
 
 // ---------------------------------------------------------------------------------------------------
 // Main
 
-async function main() {
+async function core() {
   if (!existsSync(join(ROOT, 'dist/cli/main.js')))
     throw new Error('dist/ is missing: run `npm run build` first (npm run bench does)');
   const work = mkdtempSync(join(tmpdir(), 'alder-bench-'));
@@ -711,7 +524,7 @@ async function main() {
       ),
     );
     say();
-    say(`Total bench time ${fmt((performance.now() - T_START) / 1000)} s.`);
+    say(`Total bench time ${fmt(elapsedSeconds())} s.`);
     const text = out.join('\n');
     process.stdout.write(`${text}\n`);
     if (typeof opt.json === 'string')
@@ -722,6 +535,35 @@ async function main() {
   } finally {
     if (!opt.keep) rmSync(work, { recursive: true, force: true });
     else log(`kept ${work}`);
+  }
+}
+
+/**
+ * The core workloads above, then every suite in bench/suites/ (each a script printing its own Markdown
+ * section), run one after the other so that no two measurements share the cores. `--only=core` or
+ * `--only=<suite file name without .mjs>` runs just that one.
+ */
+async function main() {
+  const only = typeof opt.only === 'string' ? opt.only : undefined;
+  if (!only || only === 'core') await core();
+  const dir = join(import.meta.dirname, 'suites');
+  const suites = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.mjs'))
+        .sort()
+    : [];
+  for (const file of suites) {
+    const name = file.replace(/\.mjs$/, '');
+    if (only && only !== name) continue;
+    log(`suite: ${name}`);
+    const args = process.argv.slice(2).filter((a) => !a.startsWith('--only'));
+    const p = start(process.execPath, [join(dir, file), ...args], { inheritStderr: true });
+    const { code, signal } = await p.exited;
+    process.stdout.write(`\n${p.stdout()}`);
+    if (code !== 0) {
+      process.stdout.write(`\nSuite ${name} failed (${code ?? signal}):\n${p.output().slice(-2000)}\n`);
+      process.exitCode = 1;
+    }
   }
 }
 
