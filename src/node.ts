@@ -163,10 +163,12 @@ export async function startNode(config: Config): Promise<RunningNode> {
         transport: 'WS',
       });
       const subscriptions = new SubscriptionManager(
-        chainSubscriptionSource(ctx.chain, blockFormatOptions(services)),
+        chainSubscriptionSource(ctx.chain, blockFormatOptions(services), services.txPool),
       );
       const dispatcher = createDispatcher({
-        methods: [...allMethods, ...subscriptionMethods],
+        methods: allMethods,
+        // Besu serves the subscription methods on every WS connection, whatever --rpc-ws-api says.
+        alwaysEnabled: subscriptionMethods,
         enabledGroups: config.rpcWsApi,
         maxBatchSize: 0,
       });

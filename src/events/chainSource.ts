@@ -1,18 +1,22 @@
 /**
  * The node's events as the subscription manager wants them: each block that becomes canonical, with
- * its logs and the logs of blocks a reorg took away, formatted once for every subscriber.
+ * its logs and the logs of blocks a reorg took away, and each transaction the pool accepts or drops,
+ * formatted once for every subscriber (and only when someone asked for that form).
  */
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { blockLogs, compileLogQuery } from '../filters/logs.js';
 import { type FormatBlockOptions, formatBlock } from '../rpc/format/block.js';
 import { formatLogs } from '../rpc/format/log.js';
+import { formatPendingTransactionDetail } from '../rpc/format/pendingTransaction.js';
 import type { SubscriptionSource } from '../rpc/subscriptions/source.js';
+import type { PooledTx, TxPool } from '../txpool/pool.js';
 
 const ALL_LOGS = compileLogQuery({ addresses: [], topics: [] });
 
 export function chainSubscriptionSource(
   chain: ChainStore,
   blockOptions: FormatBlockOptions,
+  pool?: TxPool,
 ): SubscriptionSource {
   return {
     onNewHead(cb) {
@@ -29,11 +33,21 @@ export function chainSubscriptionSource(
       chain.on('newHead', listener);
       return () => chain.off('newHead', listener);
     },
-    onPendingTransaction() {
-      // The transaction pool publishes here once it exists.
-      return () => undefined;
+    onPendingTransaction(cb) {
+      if (!pool) return () => undefined;
+      const listener = (entry: PooledTx) =>
+        cb(entry.hashHex, () => formatPendingTransactionDetail(entry.tx, entry.sender, entry.hashHex));
+      pool.on('added', listener);
+      return () => pool.off('added', listener);
+    },
+    onDroppedTransaction(cb) {
+      if (!pool) return () => undefined;
+      const listener = (entry: PooledTx) => cb(entry.hashHex);
+      pool.on('dropped', listener);
+      return () => pool.off('dropped', listener);
     },
     onSyncing() {
+      // Alder has no synchronizer yet: the node is always in sync, so there is no change to report.
       return () => undefined;
     },
   };

@@ -74,7 +74,8 @@ export async function startHarness(
   const source = new TestSource();
   const subscriptions = new SubscriptionManager(source);
   const dispatcher = createDispatcher({
-    methods: [...methods, ...subscriptionMethods],
+    methods,
+    alwaysEnabled: subscriptionMethods,
     enabledGroups: overrides.groups ?? ['ETH', 'NET', 'WEB3', 'ADMIN'],
     maxBatchSize: 0,
   });

@@ -112,8 +112,13 @@ describe('eth_subscribe / eth_unsubscribe', () => {
     const syncing = (await c.call('eth_subscribe', ['syncing'])).result;
     const tx = { from: A, hash: T1, nonce: '0x0' };
 
-    h.source.emit('pending', T1, tx);
+    let built = 0;
+    h.source.emit('pending', T1, () => {
+      built++;
+      return tx;
+    });
     expect([await c.next(), await c.next()]).toEqual([notification(hashes, T1), notification(details, tx)]);
+    expect(built).toBe(1);
     h.source.emit('dropped', T1);
     expect(await c.next()).toEqual(notification(dropped, T1));
     const status = { startingBlock: '0x0', currentBlock: '0x1', highestBlock: '0x9' };

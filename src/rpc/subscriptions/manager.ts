@@ -194,13 +194,13 @@ export class SubscriptionManager {
     }
   }
 
-  private pendingTransaction(hash: string, tx: JsonObject): void {
+  private pendingTransaction(hash: string, detail: () => JsonObject): void {
     const subs = this.snapshot('newPendingTransactions');
     if (subs.length === 0) return;
     const hashJson = JSON.stringify(hash);
     let txJson: string | undefined;
     for (const sub of subs) {
-      if (sub.includeTransactions) txJson ??= JSON.stringify(tx);
+      if (sub.includeTransactions) txJson ??= JSON.stringify(detail());
       sub.connection.send(notification(sub.hexId, sub.includeTransactions ? (txJson as string) : hashJson));
     }
   }

@@ -24,8 +24,11 @@ export interface SubscriptionSource {
     ) => void,
   ): () => void;
 
-  /** A transaction entered the pool: its hash and its pending-transaction detail object. */
-  onPendingTransaction(cb: (hash: string, tx: JsonObject) => void): () => void;
+  /**
+   * A transaction entered the pool: its hash, and its pending-transaction detail object built on
+   * demand (only subscribers with `{includeTransactions: true}` need it).
+   */
+  onPendingTransaction(cb: (hash: string, detail: () => JsonObject) => void): () => void;
 
   /** A transaction left the pool without being mined. Optional. */
   onDroppedTransaction?(cb: (hash: string) => void): () => void;
