@@ -8,7 +8,7 @@ import { blockLogs, compileLogQuery } from '../filters/logs.js';
 import { type FormatBlockOptions, formatBlock } from '../rpc/format/block.js';
 import { formatLogs } from '../rpc/format/log.js';
 import { formatPendingTransactionDetail } from '../rpc/format/pendingTransaction.js';
-import type { SubscriptionSource } from '../rpc/subscriptions/source.js';
+import type { JsonObject, SubscriptionSource } from '../rpc/subscriptions/source.js';
 import type { PooledTx, TxPool } from '../txpool/pool.js';
 
 const ALL_LOGS = compileLogQuery({ addresses: [], topics: [] });
@@ -21,13 +21,19 @@ export function chainSubscriptionSource(
   return {
     onNewHead(cb) {
       const listener = (event: NewHeadEvent) => {
-        const removedLogs = event.removed.flatMap((b) =>
-          formatLogs(blockLogs(chain, b.header, ALL_LOGS, { removed: true, block: b })),
-        );
+        let removedLogs: readonly JsonObject[] | undefined;
+        const formatRemoved = () =>
+          (removedLogs ??= event.removed.flatMap((b) =>
+            formatLogs(blockLogs(chain, b.header, ALL_LOGS, { removed: true, block: b })),
+          ));
         event.added.forEach((block, i) => {
-          const header = formatBlock(block, false, chain, blockOptions);
-          const logs = formatLogs(blockLogs(chain, block.header, ALL_LOGS, { block }));
-          cb(header, logs, i === 0 ? removedLogs : [], () => formatBlock(block, true, chain, blockOptions));
+          cb({
+            header: () => formatBlock(block, false, chain, blockOptions),
+            withTransactions: () => formatBlock(block, true, chain, blockOptions),
+            logs: () => formatLogs(blockLogs(chain, block.header, ALL_LOGS, { block })),
+            // A reorg's removed logs go out once, with the first block of the new branch.
+            removedLogs: () => (i === 0 ? formatRemoved() : []),
+          });
         });
       };
       chain.on('newHead', listener);

@@ -54,7 +54,12 @@ export class TestSource extends EventEmitter implements SubscriptionSource {
     return () => this.off('syncing', cb);
   }
   head(header: JsonObject, logs: JsonObject[] = [], removed: JsonObject[] = [], full?: () => JsonObject) {
-    this.emit('head', header, logs, removed, full);
+    this.emit('head', {
+      header: () => header,
+      withTransactions: full ?? (() => header),
+      logs: () => logs,
+      removedLogs: () => removed,
+    });
   }
 }
 
