@@ -289,7 +289,7 @@ async function measureLoad(wsUrl, connections, work) {
   };
 }
 
-/** Alder's new-head commit times (epoch ms) by block number, from its INFO/DEBUG log lines. */
+/** Alder's new-head times (epoch ms) by block number, from its DEBUG `New head` log lines. */
 function commitTimes(output) {
   const times = new Map();
   for (const line of output.split('\n')) {
@@ -300,10 +300,8 @@ function commitTimes(output) {
     } catch {
       continue;
     }
-    const n = entry.number ?? entry.block;
-    if (n === undefined || typeof entry.time !== 'number') continue;
-    const number = typeof n === 'string' && n.startsWith('0x') ? Number.parseInt(n, 16) : Number(n);
-    if (Number.isFinite(number) && !times.has(number)) times.set(number, entry.time);
+    if (entry.msg !== 'New head' || typeof entry.time !== 'number') continue;
+    times.set(Number(entry.number), entry.time);
   }
   return times;
 }
@@ -446,7 +444,8 @@ async function main() {
     out.push(
       `newHeads fan-out to ${fmt(opt.subscribers)} subscribers (one WebSocket connection each, one client process). ` +
         'Per block: first→last = time between the first and the last subscriber receiving the notification; ' +
-        "commit→last = from the node's log line for the new head (its pino `time`, ms) to the last delivery. " +
+        "commit→last = from the node's `New head` debug log line, written when the block's LMDB commit " +
+        'has completed and before any notification is sent (pino `time`, ms resolution), to the last delivery. ' +
         `Medians over up to ${opt['fanout-blocks']} fully delivered blocks (the first is skipped).`,
       '',
       table(

@@ -3,14 +3,17 @@
  * its logs and the logs of blocks a reorg took away, and each transaction the pool accepts or drops,
  * formatted once for every subscriber (and only when someone asked for that form).
  */
+import { bytesToHex } from '@ethereumjs/util';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { blockLogs, compileLogQuery } from '../filters/logs.js';
+import { logger } from '../log.js';
 import { type FormatBlockOptions, formatBlock } from '../rpc/format/block.js';
 import { formatLogs } from '../rpc/format/log.js';
 import { formatPendingTransactionDetail } from '../rpc/format/pendingTransaction.js';
 import type { JsonObject, SubscriptionSource } from '../rpc/subscriptions/source.js';
 import type { PooledTx, TxPool } from '../txpool/pool.js';
 
+const log = logger('subscriptions');
 const ALL_LOGS = compileLogQuery({ addresses: [], topics: [] });
 
 export function chainSubscriptionSource(
@@ -27,6 +30,9 @@ export function chainSubscriptionSource(
             formatLogs(blockLogs(chain, b.header, ALL_LOGS, { removed: true, block: b })),
           ));
         event.added.forEach((block, i) => {
+          // The moment a block becomes visible to subscribers (the bench measures fan-out from it).
+          if (log.isLevelEnabled('debug'))
+            log.debug({ number: Number(block.header.number), hash: bytesToHex(block.hash()) }, 'New head');
           cb({
             header: () => formatBlock(block, false, chain, blockOptions),
             withTransactions: () => formatBlock(block, true, chain, blockOptions),
