@@ -179,7 +179,17 @@ export class Client {
   async call(method: string, params: unknown[] = []): Promise<any> {
     const id = this.nextId++;
     this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-    return this.next();
+    // Notifications that arrive before the answer stay queued, in order, for next().
+    const skipped: unknown[] = [];
+    try {
+      for (;;) {
+        const m = await this.next();
+        if (typeof m === 'object' && m !== null && (m as { id?: unknown }).id === id) return m;
+        skipped.push(m);
+      }
+    } finally {
+      this.received.unshift(...skipped);
+    }
   }
 
   close(): void {
