@@ -72,6 +72,34 @@ describe('eth_subscribe / eth_unsubscribe', () => {
     b.close();
   });
 
+  it('formats a block once for all its subscribers, and not at all when nobody listens', async () => {
+    h = await startHarness();
+    const calls = { header: 0, full: 0, logs: 0, removed: 0 };
+    const emit = (n: number) =>
+      h?.source.emit('head', {
+        header: () => (calls.header++, header(n)),
+        withTransactions: () => (calls.full++, header(n)),
+        logs: () => (calls.logs++, [log(A, [T1])]),
+        removedLogs: () => (calls.removed++, []),
+      });
+    emit(1);
+    expect(calls).toEqual({ header: 0, full: 0, logs: 0, removed: 0 });
+
+    const clients = await Promise.all([1, 2, 3].map(() => Client.connect((h as Harness).url)));
+    for (const c of clients) {
+      await c.call('eth_subscribe', ['newHeads']);
+      await c.call('eth_subscribe', ['logs', {}]);
+    }
+    emit(2);
+    for (const c of clients)
+      expect([(await c.next()).params.result, (await c.next()).params.result]).toEqual([
+        header(2),
+        log(A, [T1]),
+      ]);
+    expect(calls).toEqual({ header: 1, full: 0, logs: 1, removed: 1 });
+    for (const c of clients) c.close();
+  });
+
   it('logs: address and topic filters, removed logs first with removed: true', async () => {
     h = await startHarness();
     const c = await Client.connect(h.url);
