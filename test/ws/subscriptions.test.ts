@@ -75,12 +75,18 @@ describe('eth_subscribe / eth_unsubscribe', () => {
   it('formats a block once for all its subscribers, and not at all when nobody listens', async () => {
     h = await startHarness();
     const calls = { header: 0, full: 0, logs: 0, removed: 0 };
+    const counted =
+      <T>(key: keyof typeof calls, value: () => T) =>
+      () => {
+        calls[key]++;
+        return value();
+      };
     const emit = (n: number) =>
       h?.source.emit('head', {
-        header: () => (calls.header++, header(n)),
-        withTransactions: () => (calls.full++, header(n)),
-        logs: () => (calls.logs++, [log(A, [T1])]),
-        removedLogs: () => (calls.removed++, []),
+        header: counted('header', () => header(n)),
+        withTransactions: counted('full', () => header(n)),
+        logs: counted('logs', () => [log(A, [T1])]),
+        removedLogs: counted('removed', () => []),
       });
     emit(1);
     expect(calls).toEqual({ header: 0, full: 0, logs: 0, removed: 0 });
