@@ -13,8 +13,10 @@ import {
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { Address, bigIntToBytes, bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { keccak256 } from '../crypto/index.js';
 import { type Database, metaKey, numberKey, WriteBatch } from '../db/database.js';
 import { decodeReceipt, decodeReceiptList, type StoredReceipt } from './receipts.js';
+import { bodyTransactionEncodings } from './rlpScan.js';
 
 export interface Head {
   number: bigint;
@@ -69,6 +71,7 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
   private readonly headers = new Lru<string, BlockHeader>(2048);
   private readonly receiptCache = new Lru<string, StoredReceipt[]>(256);
   private readonly senderCache = new Lru<string, Address[]>(512);
+  private readonly txHashCache = new Lru<string, Uint8Array[]>(1024);
 
   constructor(
     readonly db: Database,
@@ -207,6 +210,23 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
     const receipts = raw.map(decodeReceipt);
     this.receiptCache.set(key, receipts);
     return receipts;
+  }
+
+  /** Hashes of a block's transactions, from the stored body's encodings (no transaction objects built). */
+  getTxHashes(hash: Uint8Array): Uint8Array[] | undefined {
+    const key = bytesToHex(hash);
+    const cached = this.txHashCache.get(key);
+    if (cached) return cached;
+    const block = this.blocks.get(key);
+    let hashes: Uint8Array[];
+    if (block) hashes = block.transactions.map((tx) => tx.hash());
+    else {
+      const body = this.db.get('bodies', hash);
+      if (!body) return undefined;
+      hashes = bodyTransactionEncodings(body).map((raw) => keccak256(raw));
+    }
+    this.txHashCache.set(key, hashes);
+    return hashes;
   }
 
   getSenders(hash: Uint8Array): Address[] | undefined {
