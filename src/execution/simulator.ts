@@ -115,6 +115,19 @@ export interface SimulateOptions {
   reportAccessList?: boolean;
 }
 
+/** A private state at `root`: reads fall through to the shared trie, writes stay in an overlay. */
+export function openOverlayState(world: WorldState, root: Uint8Array, common: Common): MerkleStateManager {
+  const trie = new MerklePatriciaTrie({
+    db: new OverlayStore(world.store),
+    useKeyHashing: true,
+    useKeyHashingFunction: keccak256,
+    valueEncoding: ValueEncoding.Bytes,
+    root,
+    common,
+  });
+  return new MerkleStateManager({ trie, common, caches: new Caches() });
+}
+
 /** BLOCKHASH for a simulated block: the ancestors of its header. */
 class AncestorHashes {
   constructor(
@@ -187,15 +200,7 @@ export class CallSimulator {
   }
 
   private openState(root: Uint8Array, common: Common): MerkleStateManager {
-    const trie = new MerklePatriciaTrie({
-      db: new OverlayStore(this.world.store),
-      useKeyHashing: true,
-      useKeyHashingFunction: keccak256,
-      valueEncoding: ValueEncoding.Bytes,
-      root,
-      common,
-    });
-    return new MerkleStateManager({ trie, common, caches: new Caches() });
+    return openOverlayState(this.world, root, common);
   }
 
   async simulate(
