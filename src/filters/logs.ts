@@ -126,16 +126,18 @@ export function blockLogs(
   const receipts = opts.receipts ?? chain.getReceipts(hash);
   if (!receipts || receipts.length === 0) return [];
   const out: LogEntry[] = [];
-  let block = opts.block;
+  let txHashes: readonly Uint8Array[] | undefined;
   let logIndex = 0;
   for (let t = 0; t < receipts.length; t++) {
     const logs = (receipts[t] as StoredReceipt).logs;
     for (let l = 0; l < logs.length; l++, logIndex++) {
       const [address, topics, data] = logs[l] as StoredReceipt['logs'][number];
       if (!logMatches(address, topics, q)) continue;
-      block ??= chain.getBlock(hash);
-      const tx = block?.transactions[t];
-      if (!tx) continue;
+      txHashes ??= opts.block
+        ? opts.block.transactions.map((tx) => tx.hash())
+        : (chain.getTxHashes(hash) ?? []);
+      const txHash = txHashes[t];
+      if (!txHash) continue;
       out.push({
         address,
         topics,
@@ -143,7 +145,7 @@ export function blockLogs(
         blockNumber: header.number,
         blockHash: hash,
         blockTimestamp: header.timestamp,
-        transactionHash: tx.hash(),
+        transactionHash: txHash,
         transactionIndex: t,
         logIndex,
         removed: opts.removed ?? false,

@@ -16,6 +16,7 @@ import { minerDataMethods } from './eth/minerData.js';
 import { miningMethods } from './eth/mining.js';
 import { receiptMethods } from './eth/receipts.js';
 import { ethSendRawTransaction } from './eth/sendRawTransaction.js';
+import { ethSimulateV1 } from './eth/simulateV1.js';
 import { stateMethods } from './eth/state.js';
 import { transactionMethods } from './eth/transactions.js';
 import { uncleMethods } from './eth/uncles.js';
@@ -40,6 +41,7 @@ export const allMethods: RpcMethod[] = [
   ethCall,
   ethEstimateGas,
   ethCreateAccessList,
+  ethSimulateV1,
   ...gasPriceMethods,
   ...minerDataMethods,
   ...web3Methods,
