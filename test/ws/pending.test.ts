@@ -1,6 +1,7 @@
 /**
  * newPendingTransactions against the built node: raw transactions sent over HTTP reach WS subscribers
- * as hashes, or as Besu's pending-transaction detail object when `{includeTransactions: true}`.
+ * as hashes, or as Besu's pending-transaction detail object when `{includeTransactions: true}`; a
+ * replaced transaction reaches droppedPendingTransactions.
  */
 import { type Hex, keccak256, parseTransaction, type TransactionSerializable, toHex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -108,8 +109,28 @@ describe('newPendingTransactions on a dev node', () => {
     await expect(rpc(dev.http, 'eth_sendRawTransaction', [dup])).rejects.toThrow();
     expect(await c.silent(300)).toBe(true);
 
+    // A replacement drops the transaction it replaces: droppedPendingTransactions names it.
+    const dropped = (await c.call('eth_subscribe', ['droppedPendingTransactions'])).result;
+    const replaced = await account.signTransaction({
+      ...(txs[0] as TransactionSerializable),
+      nonce: nonce + 5,
+    });
+    await rpc(dev.http, 'eth_sendRawTransaction', [replaced]);
+    await c.next();
+    await c.next();
+    const replacement = await account.signTransaction({
+      ...(txs[0] as TransactionSerializable),
+      nonce: nonce + 5,
+      gasPrice: 4n * GWEI,
+    });
+    await rpc(dev.http, 'eth_sendRawTransaction', [replacement]);
+    const after = [await c.next(), await c.next(), await c.next()];
+    expect(after.find((m) => m.params.subscription === dropped)?.params.result).toBe(keccak256(replaced));
+    expect(after.find((m) => m.params.subscription === hashes)?.params.result).toBe(keccak256(replacement));
+    expect((await c.call('eth_unsubscribe', [dropped])).result).toBe(true);
+
     expect((await c.call('eth_unsubscribe', [hashes])).result).toBe(true);
-    const raw = await account.signTransaction({ ...(txs[0] as TransactionSerializable), nonce: nonce + 4 });
+    const raw = await account.signTransaction({ ...(txs[0] as TransactionSerializable), nonce: nonce + 6 });
     await rpc(dev.http, 'eth_sendRawTransaction', [raw]);
     const only = await c.next();
     expect(only.params.subscription).toBe(details);
