@@ -18,7 +18,8 @@
  * The load runs in a child process of this script (same file, worker mode) so it never shares an event
  * loop with a node under test. Everything started here is stopped by PID.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
@@ -78,6 +79,7 @@ async function loadWorker(spec) {
   const body = spec.body;
   const latencies = new Float64Array(spec.requests);
   let done = 0;
+  let answered = 0;
   let errors = 0;
   let firstError;
   let measuring = false;
@@ -95,6 +97,7 @@ async function loadWorker(spec) {
         };
         ws.on('message', (data) => {
           const ms = performance.now() - sentAt;
+          answered++;
           if (measuring && done < spec.requests) {
             const text = data.toString();
             if (!text.includes('"result"')) {
@@ -121,7 +124,16 @@ async function loadWorker(spec) {
   const sorted = Array.from(latencies.subarray(0, done)).sort((a, b) => a - b);
   const pct = (p) =>
     sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : NaN;
-  return { count: done, errors, firstError, seconds, rps: done / seconds, p50: pct(0.5), p99: pct(0.99) };
+  return {
+    count: done,
+    answered,
+    errors,
+    firstError,
+    seconds,
+    rps: done / seconds,
+    p50: pct(0.5),
+    p99: pct(0.99),
+  };
 }
 
 /**
@@ -263,10 +275,46 @@ async function startAlder(work, extra = []) {
   return { proc, url, ws: `ws://127.0.0.1:${ws}` };
 }
 
-/** Median figures of `runs` load runs at one connection count. */
-async function measureLoad(wsUrl, connections, work) {
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+/** CPU seconds used so far by a process and all its descendants (user + system, every thread). */
+function treeCpuSeconds(pid) {
+  const parent = new Map();
+  const ticks = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    // Fields after the command name, which may itself hold spaces and parentheses.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    parent.set(Number(entry), Number(f[1]));
+    ticks.set(Number(entry), Number(f[11]) + Number(f[12]));
+  }
+  let total = 0;
+  for (const [p, t] of ticks) {
+    for (let q = p; q > 1; q = parent.get(q) ?? 0) {
+      if (q === pid) {
+        total += t;
+        break;
+      }
+    }
+  }
+  return total / CLOCK_TICKS;
+}
+
+/**
+ * Median figures of `runs` load runs at one connection count, with the server's CPU time per answer
+ * (all answers of the run, warm-up included): a figure that depends far less on what else the shared
+ * machine is doing than requests/s does.
+ */
+async function measureLoad(wsUrl, pid, connections, work) {
   const results = [];
   for (let i = 0; i < opt.runs; i++) {
+    const cpu0 = treeCpuSeconds(pid);
     const r = await worker(
       'load',
       {
@@ -280,6 +328,7 @@ async function measureLoad(wsUrl, connections, work) {
       work,
       opt.seconds + 60,
     );
+    r.cpuMicros = ((treeCpuSeconds(pid) - cpu0) * 1e6) / r.answered;
     if (r.errors > 0) throw new Error(`${wsUrl}: ${r.errors} error answers, first: ${r.firstError}`);
     results.push(r);
   }
@@ -287,6 +336,7 @@ async function measureLoad(wsUrl, connections, work) {
     rps: median(results.map((r) => r.rps)),
     p50: median(results.map((r) => r.p50)),
     p99: median(results.map((r) => r.p99)),
+    cpu: median(results.map((r) => r.cpuMicros)),
   };
 }
 
@@ -352,7 +402,7 @@ async function main() {
       for (const s of [servers[0], ...peers]) {
         log(`ws: ${s.name} eth_blockNumber over ${connections} connection(s)`);
         try {
-          figures.set(`${s.name}/${connections}`, await measureLoad(s.ws, connections, work));
+          figures.set(`${s.name}/${connections}`, await measureLoad(s.ws, s.proc.pid, connections, work));
         } catch (err) {
           log(`ws: ${s.name} failed: ${err.message.split('\n')[0]}`);
         }
@@ -363,7 +413,7 @@ async function main() {
       for (const s of [servers[0], ...peers]) {
         const f = figures.get(`${s.name}/${connections}`);
         if (!f) {
-          rows.push([`${s.name}, ${connections} conn.`, '-', '-', '-', '-']);
+          rows.push([`${s.name}, ${connections} conn.`, '-', '-', '-', '-', '-', '-']);
           continue;
         }
         rows.push([
@@ -372,15 +422,29 @@ async function main() {
           fmt(f.p50, 2),
           fmt(f.p99, 2),
           s.name === 'Alder' || !a ? '' : `${fmt(a.rps / f.rps, 2)}×`,
+          fmt(f.cpu, 1),
+          s.name === 'Alder' || !a ? '' : `${fmt(f.cpu / a.cpu, 2)}×`,
         ]);
       }
     }
     await stop(alder.proc);
     out.push(
       `eth_blockNumber over WebSocket, one request in flight per connection; medians of ${opt.runs} runs of ${opt.seconds} s ` +
-        `(at most ${fmt(opt['ws-requests'])} answers each) after 0.5 s warm-up. Latency in ms, measured in a separate client process.`,
+        `(at most ${fmt(opt['ws-requests'])} answers each) after 0.5 s warm-up. Latency in ms, measured in a separate client process. ` +
+        'Server CPU µs/req: user + system CPU time of the server process tree over the run divided by the answers it sent.',
       '',
-      table(['server', 'requests/s', 'p50 ms', 'p99 ms', 'Alder / peer'], rows),
+      table(
+        [
+          'server',
+          'requests/s',
+          'p50 ms',
+          'p99 ms',
+          'Alder / peer',
+          'server CPU µs/req',
+          'peer CPU / Alder CPU',
+        ],
+        rows,
+      ),
       '',
     );
 

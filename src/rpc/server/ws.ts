@@ -35,6 +35,7 @@ import type { Services } from '../services.js';
 import type { SubscriptionConnection, SubscriptionManager } from '../subscriptions/manager.js';
 import { servicesForConnection } from '../subscriptions/methods.js';
 import { createHostCheck } from './http-policy.js';
+import { textFrame } from './wsFrame.js';
 
 export interface WsServerOptions {
   host: string;
@@ -131,6 +132,8 @@ class FrameSizeGuard {
 
 interface Connection extends SubscriptionConnection {
   readonly ws: WebSocket;
+  /** The upgraded socket under `ws`: answers and notifications are written to it as whole frames. */
+  readonly socket: Duplex;
   services: Services;
   readonly token: string | undefined;
   /** Set once the connection is being closed by us; nothing more is executed or sent. */
@@ -220,6 +223,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
     const conn: Connection = {
       id,
       ws,
+      socket,
       token: bearerToken(req.headers.authorization),
       services: opts.services,
       closing: false,
@@ -362,7 +366,9 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
       closeConnection(conn, CLOSE_SEND_QUEUE_FULL, 'Send queue limit exceeded');
       return;
     }
-    conn.ws.send(message);
+    // A whole frame per write. `ws` itself only ever writes whole frames too (close, pong), and without
+    // compression it never holds one back, so frames from both sides cannot interleave.
+    conn.socket.write(textFrame(message));
   }
 
   function closeConnection(conn: Connection, code: number, reason: string): void {
