@@ -14,8 +14,10 @@ import { BlockImporter } from './chain/importer.js';
 import { readBlockFile, writeBlockFile } from './chain/rlpFile.js';
 import { createCommon, genesisHeaderFields } from './config/genesis.js';
 import type { Config } from './config/types.js';
+import { Clique } from './consensus/clique/index.js';
 import { createSealVerifier } from './consensus/ethash/seal.js';
 import { customCrypto } from './crypto/index.js';
+import { loadOrCreateNodeKey } from './crypto/nodeKey.js';
 import { Database } from './db/database.js';
 import { chainSubscriptionSource } from './events/chainSource.js';
 import { FilterManager } from './filters/manager.js';
@@ -64,6 +66,7 @@ interface ChainContext {
   world: WorldState;
   chain: ChainStore;
   importer: BlockImporter;
+  clique?: Clique;
 }
 
 /** Opens the data directory, writing or checking the genesis block. */
@@ -77,13 +80,15 @@ async function openChain(config: Config, opts: { skipPowValidation?: boolean } =
     for (const [address, acc] of config.genesis.alloc) alloc.set(address, acc);
     await initGenesis(chain, world, { header: genesisHeaderFields(config.genesis), alloc });
     const ethash = config.genesis.config.ethash;
+    const cliqueSpec = config.genesis.config.clique;
+    const clique = cliqueSpec ? new Clique(chain, cliqueSpec) : undefined;
     const importer = new BlockImporter(chain, world, {
       skipPowValidation: opts.skipPowValidation ?? false,
       fixedDifficulty: ethash?.fixedDifficulty,
-      clique: config.genesis.config.clique !== undefined,
+      consensus: clique?.rules,
       verifySeal: createSealVerifier(),
     });
-    return { db, common, world, chain, importer };
+    return { db, common, world, chain, importer, clique };
   } catch (err) {
     await db.close();
     throw err;
@@ -119,6 +124,9 @@ export async function startNode(config: Config): Promise<RunningNode> {
     retentionHours: config.txPoolRetentionHours,
   });
   services.filters = new FilterManager(ctx.chain, services.txPool);
+  // Besu keeps its node key in the data directory, creating it on first start.
+  const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
+  services.clique = ctx.clique;
   const head = ctx.chain.head();
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];

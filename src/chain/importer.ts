@@ -14,11 +14,21 @@ import { bytesEqual, type ChainStore } from './chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './errors.js';
 import { checkHeader } from './validation.js';
 
+/**
+ * Rules a proof-of-authority engine adds to the shared header checks (Clique: seal, signer, turn,
+ * extraData, votes). The engine owns difficulty and extraData; proof-of-work checks do not apply.
+ */
+export interface ConsensusHeaderRules {
+  /** Returns a reason when `header` breaks the engine's rules, undefined when it is valid. */
+  checkHeader(header: BlockHeader, parent: BlockHeader): string | undefined;
+}
+
 export interface ImporterOptions {
   /** Skip proof-of-work seal checks (blocks exported from test chains carry no real seals). */
   skipPowValidation?: boolean;
   fixedDifficulty?: bigint;
-  clique?: boolean;
+  /** Proof-of-authority rules; never skipped by `skipPowValidation`. */
+  consensus?: ConsensusHeaderRules;
   /** Verifies a proof-of-work seal; returns a reason when invalid. */
   verifySeal?: (header: BlockHeader) => Promise<string | undefined>;
 }
@@ -101,14 +111,15 @@ export class BlockImporter {
     if (!parent) throw new UnknownParentError(number, hashHex, bytesToHex(block.header.parentHash));
     const invalid = (reason: string) => new InvalidBlockError(number, hashHex, reason);
 
-    const reason = checkHeader(block.header, parent, this.opts);
+    const reason = checkHeader(block.header, parent, {
+      fixedDifficulty: this.opts.fixedDifficulty,
+      proofOfAuthority: this.opts.consensus !== undefined,
+    });
     if (reason) throw invalid(reason);
-    if (
-      !this.opts.skipPowValidation &&
-      this.opts.verifySeal &&
-      block.header.difficulty > 0n &&
-      !this.opts.clique
-    ) {
+    if (this.opts.consensus) {
+      const poaReason = this.opts.consensus.checkHeader(block.header, parent);
+      if (poaReason) throw invalid(poaReason);
+    } else if (!this.opts.skipPowValidation && this.opts.verifySeal && block.header.difficulty > 0n) {
       const sealReason = await this.opts.verifySeal(block.header);
       if (sealReason) throw invalid(sealReason);
     }

@@ -1,0 +1,127 @@
+/**
+ * Clique block production for a node whose key is a signer: when the next block is due (block period
+ * after the parent, plus a random wiggle when out of turn so the in-turn signer usually wins), which
+ * consensus fields it carries (difficulty of its turn, a pending vote or, on checkpoints, the signer
+ * list) and the seal. The shared builder executes and fills the block; this engine only decides and signs.
+ */
+import {
+  type Block,
+  type BlockHeader,
+  createBlockFromBytesArray,
+  createBlockHeaderFromBytesArray,
+} from '@ethereumjs/block';
+import { Address, hexToBytes } from '@ethereumjs/util';
+import type { EngineHeaderFields, SealingEngine } from '../../mining/engine.js';
+import { EXTRA_VANITY, encodeExtraData, withSeal } from './extraData.js';
+import type { VoteProposals } from './proposals.js';
+import { addressOfPrivateKey, sealHash, signSeal, ZERO_ADDRESS } from './seal.js';
+import { CliqueSnapshots } from './snapshot.js';
+import { DIFF_IN_TURN, DIFF_NO_TURN } from './validation.js';
+
+/** Out-of-turn signers wait up to (N/2 + 1) × this many milliseconds more (Besu's multiplier). */
+const OUT_OF_TURN_DELAY_MS = 500;
+const ADD_NONCE = new Uint8Array(8).fill(0xff);
+const DROP_NONCE = new Uint8Array(8);
+
+export interface CliqueEngineOptions {
+  snapshots: CliqueSnapshots;
+  proposals: VoteProposals;
+  /** The node key; its address seals. */
+  privateKey: Uint8Array;
+  periodSeconds: number;
+  createEmptyBlocks: boolean;
+  /** `--miner-extra-data`, at most 32 bytes, zero-padded on the left into the vanity. */
+  vanity: Uint8Array;
+  /** Uniform in [0, 1); replaceable so tests can pin the wiggle. */
+  random?: () => number;
+}
+
+export class CliqueEngine implements SealingEngine {
+  readonly name = 'clique';
+  /** Lowercase `0x…` address of the node key. */
+  readonly signer: string;
+  private readonly random: () => number;
+
+  constructor(private readonly opts: CliqueEngineOptions) {
+    if (opts.vanity.length > EXTRA_VANITY) throw new RangeError('Clique vanity is at most 32 bytes');
+    this.signer = addressOfPrivateKey(opts.privateKey);
+    this.random = opts.random ?? Math.random;
+  }
+
+  /** Whether blocks without transactions are sealed (`createemptyblocks`). */
+  get createEmptyBlocks(): boolean {
+    return this.opts.createEmptyBlocks;
+  }
+
+  /** True when this node may seal the child of `parent`: it is a signer and has not sealed too recently. */
+  maySealOn(parent: BlockHeader): boolean {
+    const tally = this.opts.snapshots.tallyAfter(parent);
+    return (
+      tally.isSigner(this.signer) &&
+      !this.opts.snapshots.signedRecently(this.signer, parent, tally.signers.length)
+    );
+  }
+
+  childTimestamp(parent: BlockHeader, nowMs: number): bigint {
+    const due = parent.timestamp + BigInt(this.opts.periodSeconds);
+    const now = BigInt(Math.floor(nowMs / 1000));
+    return due > now ? due : now;
+  }
+
+  nextBlockDelay(parent: BlockHeader, nowMs: number): number | undefined {
+    if (!this.maySealOn(parent)) return undefined;
+    const tally = this.opts.snapshots.tallyAfter(parent);
+    const at = Number(this.childTimestamp(parent, nowMs)) * 1000;
+    let delay = Math.max(0, at - nowMs);
+    if (!CliqueSnapshots.inTurn(tally, this.signer, parent.number + 1n)) {
+      const max = Math.floor((tally.signers.length / 2 + 1) * OUT_OF_TURN_DELAY_MS);
+      delay += Math.floor(this.random() * max) + 1;
+    }
+    return delay;
+  }
+
+  childHeaderFields(parent: BlockHeader, _timestamp: bigint): EngineHeaderFields {
+    const snapshots = this.opts.snapshots;
+    const tally = snapshots.tallyAfter(parent);
+    if (!tally.isSigner(this.signer)) {
+      throw new Error(`${this.signer} is not a signer after block ${parent.number}`);
+    }
+    const number = parent.number + 1n;
+    const difficulty = CliqueSnapshots.inTurn(tally, this.signer, number) ? DIFF_IN_TURN : DIFF_NO_TURN;
+    const fields = { difficulty, mixHash: new Uint8Array(32) };
+    if (snapshots.isCheckpoint(number)) {
+      return {
+        ...fields,
+        coinbase: new Address(hexToBytes(ZERO_ADDRESS)),
+        nonce: DROP_NONCE,
+        extraData: encodeExtraData(this.opts.vanity, tally.signers),
+      };
+    }
+    const vote = this.opts.proposals.nextVote(tally);
+    return {
+      ...fields,
+      coinbase: new Address(hexToBytes((vote?.candidate ?? ZERO_ADDRESS) as `0x${string}`)),
+      nonce: vote?.add ? ADD_NONCE : DROP_NONCE,
+      extraData: encodeExtraData(this.opts.vanity, []),
+    };
+  }
+
+  /** The EVM pays fees to the header's recovered signer under Clique, so it must see this node's seal. */
+  executionHeader(unsealed: BlockHeader): BlockHeader {
+    const seal = signSeal(sealHash(unsealed), this.opts.privateKey);
+    const raw = unsealed.raw();
+    raw[12] = withSeal(unsealed.extraData, seal);
+    return createBlockHeaderFromBytesArray(raw, { common: unsealed.common });
+  }
+
+  async seal(block: Block, signal: AbortSignal): Promise<Block | undefined> {
+    if (signal.aborted) return undefined;
+    const seal = signSeal(sealHash(block.header), this.opts.privateKey);
+    const raw = block.raw();
+    const header = raw[0] as Uint8Array[];
+    header[12] = withSeal(block.header.extraData, seal);
+    return createBlockFromBytesArray(raw as Parameters<typeof createBlockFromBytesArray>[0], {
+      common: block.common,
+    });
+  }
+}
