@@ -21,6 +21,11 @@ import { checkHeader } from './validation.js';
 export interface ConsensusHeaderRules {
   /** Returns a reason when `header` breaks the engine's rules, undefined when it is valid. */
   checkHeader(header: BlockHeader, parent: BlockHeader): string | undefined;
+  /**
+   * Who the block's COINBASE opcode names when that is not the header's coinbase (Clique: the
+   * signer, as Besu and geth execute it). The EVM asks for it on proof-of-authority chains.
+   */
+  beneficiary?(header: BlockHeader): Address;
 }
 
 export interface ImporterOptions {
@@ -97,6 +102,10 @@ export class BlockImporter {
         common: this.chain.common.copy(),
         stateManager: this.state,
         blockchain: this.hashes as never,
+        evmOpts: this.opts.consensus?.beneficiary
+          ? // The EVM hands over the block's own header, typed loosely.
+            { cliqueSigner: (h) => this.opts.consensus?.beneficiary?.(h as BlockHeader) as Address }
+          : undefined,
       });
     }
     return this.vm;

@@ -5,7 +5,7 @@
  * difficulty of its turn.
  */
 import type { BlockHeader } from '@ethereumjs/block';
-import { bytesToHex } from '@ethereumjs/util';
+import { type Address, bytesToHex, createAddressFromString } from '@ethereumjs/util';
 import { decodeExtraData } from './extraData.js';
 import { ZERO_ADDRESS } from './seal.js';
 import { CliqueSnapshots, voteOf } from './snapshot.js';
@@ -19,6 +19,11 @@ export class CliqueHeaderRules {
     private readonly snapshots: CliqueSnapshots,
     private readonly periodSeconds: number,
   ) {}
+
+  /** The signer: Clique's COINBASE opcode and fee recipient. */
+  beneficiary(header: BlockHeader): Address {
+    return createAddressFromString(this.snapshots.signerOf(header));
+  }
 
   /** Returns a reason when `header` breaks a Clique rule, undefined when it is valid. */
   checkHeader(header: BlockHeader, parent: BlockHeader): string | undefined {
