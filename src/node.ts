@@ -6,7 +6,7 @@ import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { createBlockFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { bytesToHex } from '@ethereumjs/util';
+import { bytesToHex, createAddressFromString } from '@ethereumjs/util';
 import { ChainStore } from './chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './chain/errors.js';
 import { initGenesis } from './chain/genesis.js';
@@ -15,6 +15,8 @@ import { readBlockFile, writeBlockFile } from './chain/rlpFile.js';
 import { createCommon, genesisHeaderFields } from './config/genesis.js';
 import type { Config } from './config/types.js';
 import { Clique } from './consensus/clique/index.js';
+import { EthashCaches } from './consensus/ethash/caches.js';
+import { EthashEngine } from './consensus/ethash/engine.js';
 import { createSealVerifier } from './consensus/ethash/seal.js';
 import { customCrypto } from './crypto/index.js';
 import { loadOrCreateNodeKey } from './crypto/nodeKey.js';
@@ -22,6 +24,9 @@ import { Database } from './db/database.js';
 import { chainSubscriptionSource } from './events/chainSource.js';
 import { FilterManager } from './filters/manager.js';
 import { logger, setLogLevel } from './log.js';
+import { BlockBuilder } from './mining/builder.js';
+import { BlockProducer } from './mining/producer.js';
+import { MiningService } from './mining/service.js';
 import { createAuth } from './rpc/auth/index.js';
 import { createDispatcher } from './rpc/dispatch.js';
 import { blockFormatOptions } from './rpc/methods/eth/shared.js';
@@ -67,6 +72,7 @@ interface ChainContext {
   chain: ChainStore;
   importer: BlockImporter;
   clique?: Clique;
+  ethashCaches: EthashCaches;
 }
 
 /** Opens the data directory, writing or checking the genesis block. */
@@ -82,13 +88,14 @@ async function openChain(config: Config, opts: { skipPowValidation?: boolean } =
     const ethash = config.genesis.config.ethash;
     const cliqueSpec = config.genesis.config.clique;
     const clique = cliqueSpec ? new Clique(chain, cliqueSpec) : undefined;
+    const ethashCaches = new EthashCaches(join(config.dataPath, 'ethash'));
     const importer = new BlockImporter(chain, world, {
       skipPowValidation: opts.skipPowValidation ?? false,
       fixedDifficulty: ethash?.fixedDifficulty,
       consensus: clique?.rules,
-      verifySeal: createSealVerifier(),
+      verifySeal: createSealVerifier(ethashCaches),
     });
-    return { db, common, world, chain, importer, clique };
+    return { db, common, world, chain, importer, clique, ethashCaches };
   } catch (err) {
     await db.close();
     throw err;
@@ -127,6 +134,13 @@ export async function startNode(config: Config): Promise<RunningNode> {
   // Besu keeps its node key in the data directory, creating it on first start.
   const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
   services.clique = ctx.clique;
+  if (config.genesis.config.consensus === 'ethash') {
+    services.miner = createEthashMiner(config, ctx, services.txPool);
+  }
+  // A Clique node seals whenever its key is a signer, without --miner-enabled (as Besu).
+  const sealer = ctx.clique
+    ? createCliqueSealer(config, ctx, ctx.clique, services.txPool, nodeKey)
+    : undefined;
   const head = ctx.chain.head();
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];
@@ -200,13 +214,56 @@ export async function startNode(config: Config): Promise<RunningNode> {
     await ctx.db.close();
     throw err;
   }
+  if (config.minerEnabled) services.miner?.start();
+  sealer?.start();
   return {
     async stop() {
+      await services.miner?.stop();
+      await sealer?.stop();
       for (const close of closers.reverse()) await close();
       await ctx.importer.idle();
       await ctx.db.close();
     },
   };
+}
+
+/** Clique block production: the shared builder and producer driving the Clique engine with the node key. */
+function createCliqueSealer(
+  config: Config,
+  ctx: ChainContext,
+  clique: Clique,
+  pool: TxPool,
+  nodeKey: Uint8Array,
+): BlockProducer {
+  const engine = clique.engine(nodeKey, config.minerExtraData);
+  logger('clique').info({ signer: engine.signer }, 'Clique signer address of the node key');
+  const builder = new BlockBuilder(ctx.chain, ctx.importer, pool, {
+    minGasPrice: () => config.minGasPrice,
+    minPriorityFee: () => config.minPriorityFee,
+    targetGasLimit: () => config.targetGasLimit,
+  });
+  return new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('clique'));
+}
+
+/** Proof-of-work block production: the shared builder and producer driving the Ethash engine. */
+function createEthashMiner(config: Config, ctx: ChainContext, pool: TxPool): MiningService {
+  const settings = {
+    minGasPrice: config.minGasPrice,
+    minPriorityFee: config.minPriorityFee,
+    targetGasLimit: config.targetGasLimit,
+  };
+  const engine = new EthashEngine(ctx.common, ctx.ethashCaches, {
+    coinbase: config.minerCoinbase ? createAddressFromString(config.minerCoinbase) : undefined,
+    extraData: config.minerExtraData,
+    fixedDifficulty: config.genesis.config.ethash?.fixedDifficulty,
+  });
+  const builder = new BlockBuilder(ctx.chain, ctx.importer, pool, {
+    minGasPrice: () => settings.minGasPrice,
+    minPriorityFee: () => settings.minPriorityFee,
+    targetGasLimit: () => settings.targetGasLimit,
+  });
+  const producer = new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('miner'));
+  return new MiningService(producer, engine, settings, pool);
 }
 
 export async function importBlocks(

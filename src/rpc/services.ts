@@ -8,6 +8,7 @@ import type { BlockImporter } from '../chain/importer.js';
 import type { Config } from '../config/types.js';
 import type { Clique } from '../consensus/clique/index.js';
 import type { FilterManager } from '../filters/manager.js';
+import type { MiningService } from '../mining/service.js';
 import type { WorldState } from '../state/worldState.js';
 import type { TxPool } from '../txpool/pool.js';
 
@@ -29,4 +30,6 @@ export interface Services {
   filters?: FilterManager;
   /** Clique signers, votes and proposals; present only on Clique chains. */
   clique?: Clique;
+  /** Block production (proof-of-work chains); absent where the consensus mines no blocks locally. */
+  miner?: MiningService;
 }

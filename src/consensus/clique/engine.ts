@@ -10,7 +10,7 @@ import {
   createBlockFromBytesArray,
   createBlockHeaderFromBytesArray,
 } from '@ethereumjs/block';
-import { Address, hexToBytes } from '@ethereumjs/util';
+import { Address, bytesToHex, hexToBytes } from '@ethereumjs/util';
 import type { EngineHeaderFields, SealingEngine } from '../../mining/engine.js';
 import { EXTRA_VANITY, encodeExtraData, withSeal } from './extraData.js';
 import type { VoteProposals } from './proposals.js';
@@ -20,6 +20,8 @@ import { DIFF_IN_TURN, DIFF_NO_TURN } from './validation.js';
 
 /** Out-of-turn signers wait up to (N/2 + 1) × this many milliseconds more (Besu's multiplier). */
 const OUT_OF_TURN_DELAY_MS = 500;
+/** Without `createemptyblocks`, an attempt that found no transaction is retried after this long. */
+const EMPTY_RETRY_MS = 1000;
 const ADD_NONCE = new Uint8Array(8).fill(0xff);
 const DROP_NONCE = new Uint8Array(8);
 
@@ -34,6 +36,7 @@ export interface CliqueEngineOptions {
   vanity: Uint8Array;
   /** Uniform in [0, 1); replaceable so tests can pin the wiggle. */
   random?: () => number;
+  now?: () => number;
 }
 
 export class CliqueEngine implements SealingEngine {
@@ -41,16 +44,15 @@ export class CliqueEngine implements SealingEngine {
   /** Lowercase `0x…` address of the node key. */
   readonly signer: string;
   private readonly random: () => number;
+  private readonly now: () => number;
+  /** When the child of `parent` is due, fixed once per parent so the random wiggle is drawn once. */
+  private due: { parent: string; at: number } | undefined;
 
   constructor(private readonly opts: CliqueEngineOptions) {
     if (opts.vanity.length > EXTRA_VANITY) throw new RangeError('Clique vanity is at most 32 bytes');
     this.signer = addressOfPrivateKey(opts.privateKey);
     this.random = opts.random ?? Math.random;
-  }
-
-  /** Whether blocks without transactions are sealed (`createemptyblocks`). */
-  get createEmptyBlocks(): boolean {
-    return this.opts.createEmptyBlocks;
+    this.now = opts.now ?? Date.now;
   }
 
   /** True when this node may seal the child of `parent`: it is a signer and has not sealed too recently. */
@@ -70,14 +72,17 @@ export class CliqueEngine implements SealingEngine {
 
   nextBlockDelay(parent: BlockHeader, nowMs: number): number | undefined {
     if (!this.maySealOn(parent)) return undefined;
-    const tally = this.opts.snapshots.tallyAfter(parent);
-    const at = Number(this.childTimestamp(parent, nowMs)) * 1000;
-    let delay = Math.max(0, at - nowMs);
-    if (!CliqueSnapshots.inTurn(tally, this.signer, parent.number + 1n)) {
-      const max = Math.floor((tally.signers.length / 2 + 1) * OUT_OF_TURN_DELAY_MS);
-      delay += Math.floor(this.random() * max) + 1;
+    const key = bytesToHex(parent.hash());
+    if (this.due?.parent !== key) {
+      const tally = this.opts.snapshots.tallyAfter(parent);
+      let at = Number(this.childTimestamp(parent, nowMs)) * 1000;
+      if (!CliqueSnapshots.inTurn(tally, this.signer, parent.number + 1n)) {
+        const max = Math.floor((tally.signers.length / 2 + 1) * OUT_OF_TURN_DELAY_MS);
+        at += Math.floor(this.random() * max) + 1;
+      }
+      this.due = { parent: key, at };
     }
-    return delay;
+    return Math.max(0, this.due.at - nowMs);
   }
 
   childHeaderFields(parent: BlockHeader, _timestamp: bigint): EngineHeaderFields {
@@ -116,6 +121,11 @@ export class CliqueEngine implements SealingEngine {
 
   async seal(block: Block, signal: AbortSignal): Promise<Block | undefined> {
     if (signal.aborted) return undefined;
+    if (!this.opts.createEmptyBlocks && block.transactions.length === 0) {
+      // Besu skips the import of an empty block and tries again; wait a little before the next attempt.
+      this.due = { parent: bytesToHex(block.header.parentHash), at: this.now() + EMPTY_RETRY_MS };
+      return undefined;
+    }
     const seal = signSeal(sealHash(block.header), this.opts.privateKey);
     const raw = block.raw();
     const header = raw[0] as Uint8Array[];
