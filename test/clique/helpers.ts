@@ -37,6 +37,7 @@ export function testKey(name: string): TestKey {
 }
 
 export const FUNDED = testKey('funded');
+export const COINBASE_RECORDER = '0x00000000000000000000000000000000000c01b5';
 
 export function cliqueGenesis(
   signers: readonly string[],
@@ -63,7 +64,11 @@ export function cliqueGenesis(
     gasLimit: '0x1c9c380',
     difficulty: '0x1',
     extraData: `0x${Buffer.from(extra).toString('hex')}`,
-    alloc: { [FUNDED.address]: { balance: '0x3635c9adc5dea00000' } },
+    alloc: {
+      [FUNDED.address]: { balance: '0x3635c9adc5dea00000' },
+      // COINBASE PUSH1 0 SSTORE: records who the block's COINBASE is.
+      [COINBASE_RECORDER]: { balance: '0x0', code: '0x4160005500' },
+    },
   };
 }
 

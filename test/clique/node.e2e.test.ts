@@ -24,7 +24,7 @@ import {
   startNode,
   tempDir,
 } from '../helpers/node.js';
-import { cliqueGenesis, FUNDED, type TestKey, testKey } from './helpers.js';
+import { COINBASE_RECORDER, cliqueGenesis, FUNDED, type TestKey, testKey } from './helpers.js';
 
 const A = testKey('a');
 const B = testKey('b');
@@ -63,15 +63,20 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
 
 const blockNumber = async (url: string) => BigInt(await rpc<string>(url, 'eth_blockNumber'));
 
-async function sendTransfer(url: string, nonce: number): Promise<string> {
+async function sendTransfer(
+  url: string,
+  nonce: number,
+  to = '0x00000000000000000000000000000000000c0ffe',
+  gas = 21000n,
+): Promise<string> {
   const account = privateKeyToAccount(hex(FUNDED.key) as `0x${string}`);
   const raw = await account.signTransaction({
     chainId: 4242,
     type: 'eip1559',
     nonce,
-    to: '0x00000000000000000000000000000000000c0ffe',
+    to: to as `0x${string}`,
     value: 1000n,
-    gas: 21000n,
+    gas,
     maxFeePerGas: parseGwei('20'),
     maxPriorityFeePerGas: parseGwei('2'),
   });
@@ -128,6 +133,16 @@ describe('Clique node (CLI)', () => {
       blockNumber: BigInt(receipt.blockNumber),
     });
     expect(signerBalance).toBe(21000n * parseGwei('2'));
+
+    // COINBASE is the signer (the fee recipient), not the header's coinbase (the vote).
+    const recorded = await sendTransfer(url, 1, COINBASE_RECORDER, 60000n);
+    await until(
+      'the COINBASE receipt',
+      async () =>
+        (await rpc<Record<string, string> | null>(url, 'eth_getTransactionReceipt', [recorded])) ?? undefined,
+    );
+    const slot = await rpc<string>(url, 'eth_getStorageAt', [COINBASE_RECORDER, '0x0', 'latest']);
+    expect(slot).toBe(`0x${A.address.slice(2).padStart(64, '0')}`);
 
     // Vote B in: one signer is a majority of one.
     expect(await rpc(url, 'clique_propose', [B.address, true])).toBe(true);
