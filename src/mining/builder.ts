@@ -130,7 +130,8 @@ export class BlockBuilder {
       await vm.evm.journal.checkpoint();
       try {
         const out = await this.fill(vm, common, execBlock, pending, baseFee ?? 0n, signal);
-        if (common.consensusType() === 'pow') await reward(vm, fields.coinbase, vm.common.param('minerReward'));
+        if (common.consensusType() === 'pow')
+          await reward(vm, fields.coinbase, vm.common.param('minerReward'));
         await vm.evm.journal.commit();
         const stateRoot = await vm.stateManager.getStateRoot();
         return { result: { ...out, stateRoot }, stateRoot };
