@@ -14,7 +14,7 @@ import { BlockImporter } from './chain/importer.js';
 import { readBlockFile, writeBlockFile } from './chain/rlpFile.js';
 import { createCommon, genesisHeaderFields } from './config/genesis.js';
 import type { Config } from './config/types.js';
-import { Clique } from './consensus/clique/index.js';
+import { Clique, cliqueExecutionCommon } from './consensus/clique/index.js';
 import { EthashCaches } from './consensus/ethash/caches.js';
 import { EthashEngine } from './consensus/ethash/engine.js';
 import { createSealVerifier } from './consensus/ethash/seal.js';
@@ -93,6 +93,7 @@ async function openChain(config: Config, opts: { skipPowValidation?: boolean } =
       skipPowValidation: opts.skipPowValidation ?? false,
       fixedDifficulty: ethash?.fixedDifficulty,
       consensus: clique?.rules,
+      executionCommon: clique ? cliqueExecutionCommon(config.genesis, customCrypto()) : undefined,
       verifySeal: createSealVerifier(ethashCaches),
     });
     return { db, common, world, chain, importer, clique, ethashCaches };

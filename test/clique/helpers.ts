@@ -18,7 +18,7 @@ import {
   parseGenesis,
 } from '../../src/config/genesis.js';
 import { encodeExtraData, withSeal } from '../../src/consensus/clique/extraData.js';
-import { Clique } from '../../src/consensus/clique/index.js';
+import { Clique, cliqueExecutionCommon } from '../../src/consensus/clique/index.js';
 import { addressOfPrivateKey, sealHash, signSeal } from '../../src/consensus/clique/seal.js';
 import { customCrypto, keccak256 } from '../../src/crypto/index.js';
 import { Database } from '../../src/db/database.js';
@@ -93,7 +93,10 @@ export async function openCliqueChain(genesis: object): Promise<CliqueTestChain>
     alloc: spec.alloc,
   });
   const clique = new Clique(chain, spec.config.clique as NonNullable<GenesisSpec['config']['clique']>);
-  const importer = new BlockImporter(chain, world, { consensus: clique.rules });
+  const importer = new BlockImporter(chain, world, {
+    consensus: clique.rules,
+    executionCommon: cliqueExecutionCommon(spec, customCrypto()),
+  });
   return {
     spec,
     chain,

@@ -111,12 +111,18 @@ export class CliqueEngine implements SealingEngine {
     };
   }
 
-  /** The EVM pays fees to the header's recovered signer under Clique, so it must see this node's seal. */
+  /**
+   * Fees and COINBASE belong to the signer. The node executes on a Common whose consensus credits
+   * `header.coinbase` (see `ImporterOptions.executionCommon`), so the header it runs against names the
+   * signer there; the sealed header keeps the vote.
+   */
   executionHeader(unsealed: BlockHeader): BlockHeader {
-    const seal = signSeal(sealHash(unsealed), this.opts.privateKey);
     const raw = unsealed.raw();
-    raw[12] = withSeal(unsealed.extraData, seal);
-    return createBlockHeaderFromBytesArray(raw, { common: unsealed.common });
+    raw[2] = hexToBytes(this.signer as `0x${string}`);
+    return createBlockHeaderFromBytesArray(raw, {
+      common: unsealed.common,
+      skipConsensusFormatValidation: true,
+    });
   }
 
   async seal(block: Block, signal: AbortSignal): Promise<Block | undefined> {

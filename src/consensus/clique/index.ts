@@ -3,7 +3,8 @@
  * proposals and — when the node key is known — the sealing engine.
  */
 import type { BlockHeader } from '@ethereumjs/block';
-import type { CliqueSpec } from '../../config/genesis.js';
+import type { Common, CustomCrypto } from '@ethereumjs/common';
+import { type CliqueSpec, createCommon, type GenesisSpec } from '../../config/genesis.js';
 import { CliqueEngine } from './engine.js';
 import { VoteProposals } from './proposals.js';
 import { CliqueSnapshots, type HeaderSource } from './snapshot.js';
@@ -11,6 +12,18 @@ import { CliqueHeaderRules } from './validation.js';
 
 export { CliqueEngine } from './engine.js';
 export { CliqueHeaderRules } from './validation.js';
+
+/**
+ * The Common Clique blocks execute with (`ImporterOptions.executionCommon`): the same forks under a
+ * consensus that pays `header.coinbase`, where the importer and the engine put the signer. Block
+ * rewards follow the block's own Common, so none are paid.
+ */
+export function cliqueExecutionCommon(genesis: GenesisSpec, customCrypto: CustomCrypto): Common {
+  return createCommon(
+    { ...genesis, config: { ...genesis.config, consensus: 'ethash', clique: undefined } },
+    { customCrypto },
+  );
+}
 
 export class Clique {
   readonly snapshots: CliqueSnapshots;
