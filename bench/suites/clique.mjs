@@ -4,7 +4,7 @@
  * (Alder), against Ganache and Hardhat's node automining the same signed transfers; then `blocks import`
  * of Alder's sealed chain into a fresh directory with every Clique rule checked.
  *
- *   node bench/suites/clique.mjs [--txs=3000] [--senders=30] [--no-peers]
+ *   node bench/suites/clique.mjs [--txs=3000] [--senders=30] [--no-peers] [--keep]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,7 +33,7 @@ import {
   waitForRpc,
 } from '../lib.mjs';
 
-const opt = parseOptions({ txs: 3000, senders: 30, 'no-peers': false });
+const opt = parseOptions({ txs: 3000, senders: 30, 'no-peers': false, keep: false });
 const CHAIN_ID = 31_415;
 const key = (name) => keccak256(new TextEncoder().encode(`alder bench clique ${name}`));
 const signer = key('signer');
@@ -202,7 +202,8 @@ async function main() {
       ].join('\n'),
     );
   } finally {
-    rmSync(work, { recursive: true, force: true });
+    if (opt.keep) log(`kept ${work}`);
+    else rmSync(work, { recursive: true, force: true });
   }
 }
 
