@@ -6,7 +6,7 @@
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import { Caches, type MerkleStateManager } from '@ethereumjs/statemanager';
 import { type Address, bytesToHex } from '@ethereumjs/util';
 import { createVM, encodeReceipt, runBlock, type VM } from '@ethereumjs/vm';
 import type { WriteBatch } from '../db/database.js';
@@ -49,6 +49,9 @@ export interface ImporterOptions {
 
 export type ImportResult = 'imported' | 'known';
 
+/** Accounts + slots + code entries the import caches may hold before they are dropped. */
+const MAX_CACHED_STATE_ENTRIES = 150_000;
+
 /** The execution outputs of a block built locally, kept until it is sealed and committed. */
 export interface BuiltExecution {
   /** Consensus-encoded receipts, in transaction order. */
@@ -85,6 +88,7 @@ class AncestryHashes {
 export class BlockImporter {
   private vm: VM | undefined;
   private state: MerkleStateManager | undefined;
+  private caches: Caches | undefined;
   private stateRoot: Uint8Array | undefined;
   private readonly hashes: AncestryHashes;
   private queue: Promise<unknown> = Promise.resolve();
@@ -162,6 +166,7 @@ export class BlockImporter {
       let moved: { added: Block[]; removed: Block[] } | undefined;
       if (this.winsForkChoice(block, td)) moved = this.chain.setHead(batch, block);
       this.chain.db.commit(batch);
+      this.trimCaches();
       if (moved) this.chain.headCommitted({ head: block, ...moved });
       return 'imported' as const;
     });
@@ -174,9 +179,22 @@ export class BlockImporter {
     await this.queue;
   }
 
+  /**
+   * The import caches grow with every account and slot a block touches and are never evicted (their
+   * ordered maps have no bound): once they pass a size, drop them at a block boundary, where every
+   * entry is already written to the trie.
+   */
+  private trimCaches(): void {
+    const c = this.caches;
+    if (!c || !this.state) return;
+    const entries = (c.account?.size() ?? 0) + (c.storage?.size() ?? 0) + (c.code?.size() ?? 0);
+    if (entries > MAX_CACHED_STATE_ENTRIES) this.state.clearCaches();
+  }
+
   private async getVm(): Promise<VM> {
     if (!this.vm) {
-      this.state = this.world.open(undefined, true);
+      this.caches = new Caches();
+      this.state = this.world.open(undefined, this.caches);
       this.vm = await createVM({
         common: (this.opts.executionCommon ?? this.chain.common).copy(),
         stateManager: this.state,
@@ -245,6 +263,7 @@ export class BlockImporter {
     let moved: { added: Block[]; removed: Block[] } | undefined;
     if (becomesHead) moved = this.chain.setHead(batch, block);
     this.chain.db.commit(batch);
+    this.trimCaches();
     if (moved) this.chain.headCommitted({ head: block, ...moved });
     return 'imported';
   }

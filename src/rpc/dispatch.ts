@@ -5,7 +5,8 @@
  * few WebSocket differences follow `ctx.transport`.
  *
  * Responses are built as strings: the envelope by concatenation, the result with one JSON.stringify.
- * Handlers therefore return JSON-ready values (hex strings, plain objects, arrays, booleans, null).
+ * Handlers therefore return JSON-ready values (hex strings, plain objects, arrays, booleans, null), or
+ * a `RawJson` whose text is used as it is.
  */
 import {
   ETH_SEND_TX_NOT_AVAILABLE,
@@ -24,6 +25,7 @@ import {
 } from './errors.js';
 import { isKnownMethodName } from './method-names.js';
 import type { ApiGroup, AuthenticatedUser, MethodContext, RpcMethod } from './methods/types.js';
+import { RawJson } from './rawJson.js';
 import type { Services } from './services.js';
 
 export interface DispatchContext extends MethodContext {
@@ -170,7 +172,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   function finishResult(idJson: string, result: unknown, name: string): Answer {
     let json: string | undefined;
     try {
-      json = JSON.stringify(result);
+      json = result instanceof RawJson ? result.json : JSON.stringify(result);
     } catch (err) {
       logInternalError(err, name);
       return errorAnswer(idJson, INTERNAL_ERROR);

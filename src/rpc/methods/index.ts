@@ -17,6 +17,7 @@ import { minerDataMethods } from './eth/minerData.js';
 import { miningMethods } from './eth/mining.js';
 import { receiptMethods } from './eth/receipts.js';
 import { ethSendRawTransaction } from './eth/sendRawTransaction.js';
+import { ethSimulateV1 } from './eth/simulateV1.js';
 import { stateMethods } from './eth/state.js';
 import { transactionMethods } from './eth/transactions.js';
 import { uncleMethods } from './eth/uncles.js';
@@ -41,6 +42,7 @@ export const allMethods: RpcMethod[] = [
   ethCall,
   ethEstimateGas,
   ethCreateAccessList,
+  ethSimulateV1,
   ...gasPriceMethods,
   ...minerDataMethods,
   ...web3Methods,
