@@ -88,6 +88,9 @@ async function openChain(config: Config, opts: { skipPowValidation?: boolean } =
     const ethash = config.genesis.config.ethash;
     const cliqueSpec = config.genesis.config.clique;
     const clique = cliqueSpec ? new Clique(chain, cliqueSpec) : undefined;
+    // A Clique genesis must list its signers; refuse to start on one that does not.
+    const genesisHeader = chain.getHeaderByNumber(0n);
+    if (clique && genesisHeader) clique.signersAfter(genesisHeader);
     const ethashCaches = new EthashCaches(join(config.dataPath, 'ethash'));
     const importer = new BlockImporter(chain, world, {
       skipPowValidation: opts.skipPowValidation ?? false,

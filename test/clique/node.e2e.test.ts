@@ -253,4 +253,20 @@ describe('Clique node (CLI)', () => {
     expect(await blockNumber(node.url)).toBe(1n);
     await node.stop();
   }, 60_000);
+
+  it('refuses a Clique genesis whose extraData lists no signers', async () => {
+    const dir = dataDir();
+    const genesis = { ...cliqueGenesis([A.address]), extraData: `0x${'00'.repeat(32)}` };
+    const r = await runCliStatus([
+      `--genesis-file=${genesisFile(dir, genesis)}`,
+      `--data-path=${dir}`,
+      'blocks',
+      'export',
+      `--to=${join(dir, 'out.rlp')}`,
+    ]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(
+      'Clique checkpoint block 0: extraData is 32 bytes, fewer than the 97 of vanity and seal',
+    );
+  });
 });

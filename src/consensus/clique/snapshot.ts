@@ -144,7 +144,7 @@ export class CliqueSnapshots {
       }
       if (this.isCheckpoint(h.number)) {
         const extra = decodeExtraData(h.extraData);
-        if (typeof extra === 'string') throw new Error(`checkpoint block ${h.number}: ${extra}`);
+        if (typeof extra === 'string') throw new Error(`Clique checkpoint block ${h.number}: ${extra}`);
         base = SignerTally.checkpoint(extra.signers);
         this.tallies.set(bytesToHex(h.hash()), base);
         break;
