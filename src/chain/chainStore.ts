@@ -76,7 +76,7 @@ const FINALIZED = metaKey('finalized');
 
 export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
   private headCache: Head | undefined;
-  private readonly blocks = new Lru<string, Block>(512);
+  private readonly blocks = new Lru<string, Block>(128);
   private readonly headers = new Lru<string, BlockHeader>(2048);
   private readonly receiptCache = new Lru<string, StoredReceipt[]>(256);
   private readonly senderCache = new Lru<string, Address[]>(512);
