@@ -29,7 +29,7 @@ import { BlockProducer } from './mining/producer.js';
 import { MiningService } from './mining/service.js';
 import { createAuth } from './rpc/auth/index.js';
 import { createDispatcher } from './rpc/dispatch.js';
-import { blockFormatOptions } from './rpc/methods/eth/shared.js';
+import { blockAnswerOf } from './rpc/methods/eth/blocks.js';
 import { allMethods } from './rpc/methods/index.js';
 import { startHttpServer } from './rpc/server/http.js';
 import { startWsServer } from './rpc/server/ws.js';
@@ -189,7 +189,11 @@ export async function startNode(config: Config): Promise<RunningNode> {
         transport: 'WS',
       });
       const subscriptions = new SubscriptionManager(
-        chainSubscriptionSource(ctx.chain, blockFormatOptions(services), services.txPool),
+        chainSubscriptionSource(
+          ctx.chain,
+          (block, full) => blockAnswerOf(services, block, full).json,
+          services.txPool,
+        ),
       );
       const dispatcher = createDispatcher({
         methods: allMethods,

@@ -3,11 +3,11 @@
  * its logs and the logs of blocks a reorg took away, and each transaction the pool accepts or drops,
  * formatted once for every subscriber (and only when someone asked for that form).
  */
+import type { Block } from '@ethereumjs/block';
 import { bytesToHex } from '@ethereumjs/util';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { blockLogs, compileLogQuery } from '../filters/logs.js';
 import { logger } from '../log.js';
-import { type FormatBlockOptions, formatBlock } from '../rpc/format/block.js';
 import { formatLogs } from '../rpc/format/log.js';
 import { formatPendingTransactionDetail } from '../rpc/format/pendingTransaction.js';
 import type { JsonObject, SubscriptionSource } from '../rpc/subscriptions/source.js';
@@ -16,9 +16,13 @@ import type { PooledTx, TxPool } from '../txpool/pool.js';
 const log = logger('subscriptions');
 const ALL_LOGS = compileLogQuery({ addresses: [], topics: [] });
 
+/**
+ * `blockJson` serialises a block as eth_getBlockBy* answers it (transaction hashes or, with `full`,
+ * transaction objects); the node hands in its cached block answers.
+ */
 export function chainSubscriptionSource(
   chain: ChainStore,
-  blockOptions: FormatBlockOptions,
+  blockJson: (block: Block, full: boolean) => string,
   pool?: TxPool,
 ): SubscriptionSource {
   return {
@@ -34,8 +38,8 @@ export function chainSubscriptionSource(
           if (log.isLevelEnabled('debug'))
             log.debug({ number: Number(block.header.number), hash: bytesToHex(block.hash()) }, 'New head');
           cb({
-            header: () => formatBlock(block, false, chain, blockOptions),
-            withTransactions: () => formatBlock(block, true, chain, blockOptions),
+            headerJson: () => blockJson(block, false),
+            withTransactionsJson: () => blockJson(block, true),
             logs: () => formatLogs(blockLogs(chain, block.header, ALL_LOGS, { block })),
             // A reorg's removed logs go out once, with the first block of the new branch.
             removedLogs: () => (i === 0 ? formatRemoved() : []),

@@ -55,8 +55,8 @@ export class TestSource extends EventEmitter implements SubscriptionSource {
   }
   head(header: JsonObject, logs: JsonObject[] = [], removed: JsonObject[] = [], full?: () => JsonObject) {
     this.emit('head', {
-      header: () => header,
-      withTransactions: full ?? (() => header),
+      headerJson: () => JSON.stringify(header),
+      withTransactionsJson: () => JSON.stringify(full ? full() : header),
       logs: () => logs,
       removedLogs: () => removed,
     });

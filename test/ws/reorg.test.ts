@@ -11,7 +11,7 @@ import { BlockImporter } from '../../src/chain/importer.js';
 import { readBlockFile } from '../../src/chain/rlpFile.js';
 import { chainSubscriptionSource } from '../../src/events/chainSource.js';
 import { createDispatcher } from '../../src/rpc/dispatch.js';
-import { blockFormatOptions } from '../../src/rpc/methods/eth/shared.js';
+import { blockAnswerOf } from '../../src/rpc/methods/eth/blocks.js';
 import { allMethods } from '../../src/rpc/methods/index.js';
 import { startWsServer, type WsServer } from '../../src/rpc/server/ws.js';
 import { SubscriptionManager } from '../../src/rpc/subscriptions/manager.js';
@@ -46,7 +46,9 @@ describe('subscriptions across a reorg', () => {
     chainB = await gen(5, 2);
     node = await openTestChain({ genesis: chainA.genesisPath });
     const s = node.services;
-    subscriptions = new SubscriptionManager(chainSubscriptionSource(s.chain, blockFormatOptions(s)));
+    subscriptions = new SubscriptionManager(
+      chainSubscriptionSource(s.chain, (block, full) => blockAnswerOf(s, block, full).json),
+    );
     server = await startWsServer({
       host: '127.0.0.1',
       port: 0,

@@ -83,8 +83,8 @@ describe('eth_subscribe / eth_unsubscribe', () => {
       };
     const emit = (n: number) =>
       h?.source.emit('head', {
-        header: counted('header', () => header(n)),
-        withTransactions: counted('full', () => header(n)),
+        headerJson: counted('header', () => JSON.stringify(header(n))),
+        withTransactionsJson: counted('full', () => JSON.stringify(header(n))),
         logs: counted('logs', () => [log(A, [T1])]),
         removedLogs: counted('removed', () => []),
       });

@@ -163,10 +163,10 @@ export class SubscriptionManager {
       for (const sub of heads) {
         let json: string;
         if (sub.includeTransactions) {
-          full ??= JSON.stringify(head.withTransactions());
+          full ??= head.withTransactionsJson();
           json = full;
         } else {
-          plain ??= JSON.stringify(head.header());
+          plain ??= head.headerJson();
           json = plain;
         }
         sub.connection.send(notification(sub.hexId, json));

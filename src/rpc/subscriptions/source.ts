@@ -7,10 +7,10 @@ export type JsonObject = Record<string, unknown>;
 
 /** One new canonical block, in the forms subscribers may ask for. */
 export interface NewHeadParts {
-  /** The block as the `newHeads` result (transaction hashes). */
-  header(): JsonObject;
-  /** The same block with full transaction objects (`{includeTransactions: true}`). */
-  withTransactions(): JsonObject;
+  /** The block as the `newHeads` result (transaction hashes), as JSON text. */
+  headerJson(): string;
+  /** The same block with full transaction objects (`{includeTransactions: true}`), as JSON text. */
+  withTransactionsJson(): string;
   /** The block's logs (`removed: false`), in log-index order. */
   logs(): readonly JsonObject[];
   /** Logs of the blocks this import took off the canonical chain (sent with `removed: true`), or empty. */
