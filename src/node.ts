@@ -117,6 +117,8 @@ export async function startNode(config: Config): Promise<RunningNode> {
     txFeeCap: config.rpcTxFeecap,
     strictReplayProtection: config.strictTxReplayProtectionEnabled,
     retentionHours: config.txPoolRetentionHours,
+    noLocalPriority: config.txPoolNoLocalPriority,
+    miningEnabled: config.minerEnabled,
   });
   services.filters = new FilterManager(ctx.chain, services.txPool);
   const head = ctx.chain.head();

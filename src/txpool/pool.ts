@@ -76,6 +76,12 @@ export interface TxPoolOptions {
   strictReplayProtection: boolean;
   /** --tx-pool-retention-hours; checked on every new head. */
   retentionHours?: number;
+  /**
+   * Transactions sent through JSON-RPC have priority unless --tx-pool-no-local-priority: while the
+   * node mines they may pay less than --min-gas-price (down to the fee market's floor), as in Besu.
+   */
+  noLocalPriority?: boolean;
+  miningEnabled?: boolean;
   now?: () => number;
 }
 
@@ -140,8 +146,12 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   private seq = 0;
   private commonCache: { key: string; common: Common } | undefined;
   private readonly now: () => number;
+  /** Senders that submitted through JSON-RPC: their reorged transactions come back as local. */
+  private readonly localSenders = new Set<string>();
+  /** Head events are handled one after another, in the order the chain emitted them. */
+  private headWork: Promise<void> = Promise.resolve();
   private readonly onHead = (e: NewHeadEvent) => {
-    void this.handleNewHead(e).catch(() => undefined);
+    this.headWork = this.headWork.then(() => this.handleNewHead(e)).catch(() => undefined);
   };
 
   constructor(
@@ -158,6 +168,11 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
 
   close(): void {
     this.chain.off('newHead', this.onHead);
+  }
+
+  /** Resolves once every head event emitted so far has been applied to the pool. */
+  settled(): Promise<void> {
+    return this.headWork;
   }
 
   get size(): number {
@@ -280,7 +295,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       throw new TxPoolError('MAX_PRIORITY_FEE_EXCEEDS_MAX_FEE');
     if (tx.getMinimumGasLimit() > tx.gasLimit) throw new TxPoolError('INTRINSIC_GAS');
     if (tx.gasLimit > header.gasLimit) throw new TxPoolError('EXCEEDS_BLOCK_GAS_LIMIT');
-    if (maxFee(tx) < this.options.minGasPrice) throw new TxPoolError('GAS_PRICE_TOO_LOW');
+    if (this.belowMinimumPrice(tx, common, local)) throw new TxPoolError('GAS_PRICE_TOO_LOW');
     const baseFee = header.baseFeePerGas !== undefined ? header.calcNextBaseFee() : undefined;
     if (baseFee !== undefined && maxFee(tx) < baseFee) throw new TxPoolError('GAS_PRICE_BELOW_BASE_FEE');
     if (this.options.txFeeCap > 0n && maxFee(tx) * tx.gasLimit > this.options.txFeeCap)
@@ -335,9 +350,34 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     };
     s.byNonce.set(tx.nonce, entry);
     this.byHash.set(hashHex, entry);
+    if (local) this.localSenders.add(senderHex);
     this.emit('added', entry);
     this.evictOverflow();
     return entry;
+  }
+
+  /**
+   * Besu's price rule: a remote transaction must offer --min-gas-price; a local one only while the
+   * node does not mine, and always the London fee market's floor (7 wei, or 0 on chains whose first
+   * base fee was 0, such as the dev network).
+   */
+  private belowMinimumPrice(tx: TypedTransaction, common: Common, local: boolean): boolean {
+    const price = maxFee(tx);
+    const priority = local && !this.options.noLocalPriority;
+    if (!priority || !this.options.miningEnabled) {
+      if (price < this.options.minGasPrice) return true;
+    }
+    return priority && common.isActivatedEIP(1559) && price < this.baseFeeFloor();
+  }
+
+  private floor: bigint | undefined;
+  private baseFeeFloor(): bigint {
+    if (this.floor === undefined) {
+      const genesis = this.chain.canonicalHash(0n);
+      const first = genesis ? this.chain.getHeader(genesis)?.baseFeePerGas : undefined;
+      this.floor = first === 0n ? 0n : 7n;
+    }
+    return this.floor;
   }
 
   private upfrontCost(tx: TypedTransaction): bigint {
@@ -413,15 +453,23 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       s.accountNonce = account?.nonce ?? 0n;
       for (const t of [...s.byNonce.values()]) if (t.tx.nonce < s.accountNonce) this.removeEntry(t, true);
     }
-    // Transactions of blocks that left the canonical chain go back in, unless the new chain has them.
+    // Transactions of blocks that left the canonical chain go back in, unless the new chain has them,
+    // per sender in nonce order so that none lands beyond --tx-pool-max-future-by-sender.
+    const orphans: Array<{ tx: TypedTransaction; sender: string }> = [];
     for (const block of event.removed) {
       for (const tx of block.transactions) {
         if (this.chain.getTxLocation(tx.hash())) continue;
-        try {
-          await this.add(tx as TypedTransaction, false);
-        } catch {
-          // no longer valid on the new chain
-        }
+        orphans.push({ tx: tx as TypedTransaction, sender: tx.getSenderAddress().toString() });
+      }
+    }
+    orphans.sort((a, b) =>
+      a.sender !== b.sender ? (a.sender < b.sender ? -1 : 1) : a.tx.nonce < b.tx.nonce ? -1 : 1,
+    );
+    for (const { tx, sender } of orphans) {
+      try {
+        await this.add(tx, this.localSenders.has(sender));
+      } catch {
+        // no longer valid on the new chain
       }
     }
   }
