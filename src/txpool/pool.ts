@@ -14,8 +14,9 @@ import {
   createTxFromRLP,
   type TypedTransaction,
 } from '@ethereumjs/tx';
-import { type Address, bytesToBigInt, bytesToHex } from '@ethereumjs/util';
+import { Address, bytesToBigInt, bytesToHex } from '@ethereumjs/util';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
+import { keccak256 } from '../crypto/index.js';
 import type { WorldState } from '../state/worldState.js';
 
 export type TxRejection =
@@ -105,6 +106,33 @@ function maxPriority(tx: TypedTransaction): bigint {
     : (tx as unknown as { gasPrice: bigint }).gasPrice;
 }
 
+/**
+ * Every transaction object copies its Common and re-merges the transaction parameters into the copy
+ * (most of decoding time). The pool decodes many transactions against one fork per head, so the head's
+ * Common is handed out as is and parameter tables it already merged are not merged again.
+ */
+function shareForDecoding(common: Common): Common {
+  const merged = new WeakSet<object>();
+  const updateParams = common.updateParams.bind(common);
+  common.copy = () => common;
+  common.updateParams = (params) => {
+    if (merged.has(params)) return;
+    merged.add(params);
+    updateParams(params);
+  };
+  return common;
+}
+
+/** The sender's address: the library recovers the key natively but hashes it in JS. */
+function senderOf(tx: TypedTransaction): Address {
+  return new Address(keccak256(tx.getSenderPublicKey()).subarray(12));
+}
+
+interface AccountView {
+  nonce: bigint;
+  balance: bigint;
+}
+
 /** True when a well-formed transaction names another chain (the library refuses to decode it then). */
 function forOtherChain(raw: Uint8Array, chainId: bigint): boolean {
   try {
@@ -145,6 +173,8 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   private readonly bySender = new Map<string, SenderTxs>();
   private seq = 0;
   private commonCache: { key: string; common: Common } | undefined;
+  /** Sender nonces and balances at one state root: one trie read per sender per head, not per tx. */
+  private accountCache: { root: string; accounts: Map<string, Promise<AccountView>> } | undefined;
   private readonly now: () => number;
   /** Senders that submitted through JSON-RPC: their reorged transactions come back as local. */
   private readonly localSenders = new Set<string>();
@@ -225,7 +255,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       // Copying Common costs ~0.2 ms: one copy per head, not per transaction.
       const common = this.common.copy();
       common.setHardforkBy({ blockNumber: header.number + 1n, timestamp: header.timestamp + 1n });
-      this.commonCache = { key, common };
+      this.commonCache = { key, common: shareForDecoding(common) };
     }
     return { common: this.commonCache.common, header };
   }
@@ -287,7 +317,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     }
     let sender: Address;
     try {
-      sender = tx.getSenderAddress();
+      sender = senderOf(tx);
     } catch (err) {
       throw new TxPoolError('INVALID_SIGNATURE', String((err as Error).message ?? err));
     }
@@ -318,10 +348,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       }
     }
     // account state
-    const state = this.world.reader(header.stateRoot);
-    const account = await state.getAccount(sender);
-    const accountNonce = account?.nonce ?? 0n;
-    const balance = account?.balance ?? 0n;
+    const { nonce: accountNonce, balance } = await this.accountAt(header.stateRoot, sender);
     if (tx.nonce < accountNonce) throw new TxPoolError('NONCE_TOO_LOW');
     if (tx.nonce - accountNonce >= BigInt(this.options.maxFutureBySender))
       throw new TxPoolError('NONCE_TOO_FAR_IN_FUTURE');
@@ -378,6 +405,21 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       this.floor = first === 0n ? 0n : 7n;
     }
     return this.floor;
+  }
+
+  private accountAt(stateRoot: Uint8Array, sender: Address): Promise<AccountView> {
+    const root = bytesToHex(stateRoot);
+    if (this.accountCache?.root !== root) this.accountCache = { root, accounts: new Map() };
+    const key = sender.toString();
+    let view = this.accountCache.accounts.get(key);
+    if (!view) {
+      view = this.world
+        .reader(stateRoot)
+        .getAccount(sender)
+        .then((a) => ({ nonce: a?.nonce ?? 0n, balance: a?.balance ?? 0n }));
+      this.accountCache.accounts.set(key, view);
+    }
+    return view;
   }
 
   private upfrontCost(tx: TypedTransaction): bigint {
@@ -444,13 +486,11 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   async handleNewHead(event: NewHeadEvent): Promise<void> {
     for (const block of event.added) this.dropIncluded(block);
     const header = event.head.header;
-    const state = this.world.reader(header.stateRoot);
     this.dropExpired();
     for (const [, s] of this.bySender) {
       const first = s.byNonce.values().next().value as PooledTx | undefined;
       if (!first) continue;
-      const account = await state.getAccount(first.sender);
-      s.accountNonce = account?.nonce ?? 0n;
+      s.accountNonce = (await this.accountAt(header.stateRoot, first.sender)).nonce;
       for (const t of [...s.byNonce.values()]) if (t.tx.nonce < s.accountNonce) this.removeEntry(t, true);
     }
     // Transactions of blocks that left the canonical chain go back in, unless the new chain has them,
@@ -459,7 +499,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     for (const block of event.removed) {
       for (const tx of block.transactions) {
         if (this.chain.getTxLocation(tx.hash())) continue;
-        orphans.push({ tx: tx as TypedTransaction, sender: tx.getSenderAddress().toString() });
+        orphans.push({ tx: tx as TypedTransaction, sender: senderOf(tx as TypedTransaction).toString() });
       }
     }
     orphans.sort((a, b) =>
