@@ -6,7 +6,7 @@ import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { createBlockFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { bytesToHex } from '@ethereumjs/util';
+import { bytesToHex, createAddressFromString } from '@ethereumjs/util';
 import { ChainStore } from './chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './chain/errors.js';
 import { initGenesis } from './chain/genesis.js';
@@ -14,12 +14,17 @@ import { BlockImporter } from './chain/importer.js';
 import { readBlockFile, writeBlockFile } from './chain/rlpFile.js';
 import { createCommon, genesisHeaderFields } from './config/genesis.js';
 import type { Config } from './config/types.js';
+import { EthashCaches } from './consensus/ethash/caches.js';
+import { EthashEngine } from './consensus/ethash/engine.js';
 import { createSealVerifier } from './consensus/ethash/seal.js';
 import { customCrypto } from './crypto/index.js';
 import { Database } from './db/database.js';
 import { chainSubscriptionSource } from './events/chainSource.js';
 import { FilterManager } from './filters/manager.js';
 import { logger, setLogLevel } from './log.js';
+import { BlockBuilder } from './mining/builder.js';
+import { BlockProducer } from './mining/producer.js';
+import { MiningService } from './mining/service.js';
 import { createAuth } from './rpc/auth/index.js';
 import { createDispatcher } from './rpc/dispatch.js';
 import { blockFormatOptions } from './rpc/methods/eth/shared.js';
@@ -64,6 +69,7 @@ interface ChainContext {
   world: WorldState;
   chain: ChainStore;
   importer: BlockImporter;
+  ethashCaches: EthashCaches;
 }
 
 /** Opens the data directory, writing or checking the genesis block. */
@@ -77,13 +83,14 @@ async function openChain(config: Config, opts: { skipPowValidation?: boolean } =
     for (const [address, acc] of config.genesis.alloc) alloc.set(address, acc);
     await initGenesis(chain, world, { header: genesisHeaderFields(config.genesis), alloc });
     const ethash = config.genesis.config.ethash;
+    const ethashCaches = new EthashCaches(join(config.dataPath, 'ethash'));
     const importer = new BlockImporter(chain, world, {
       skipPowValidation: opts.skipPowValidation ?? false,
       fixedDifficulty: ethash?.fixedDifficulty,
       clique: config.genesis.config.clique !== undefined,
-      verifySeal: createSealVerifier(),
+      verifySeal: createSealVerifier(ethashCaches),
     });
-    return { db, common, world, chain, importer };
+    return { db, common, world, chain, importer, ethashCaches };
   } catch (err) {
     await db.close();
     throw err;
@@ -121,6 +128,9 @@ export async function startNode(config: Config): Promise<RunningNode> {
     miningEnabled: config.minerEnabled,
   });
   services.filters = new FilterManager(ctx.chain, services.txPool);
+  if (config.genesis.config.consensus === 'ethash') {
+    services.miner = createEthashMiner(config, ctx, services.txPool);
+  }
   const head = ctx.chain.head();
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];
@@ -194,13 +204,36 @@ export async function startNode(config: Config): Promise<RunningNode> {
     await ctx.db.close();
     throw err;
   }
+  if (config.minerEnabled) services.miner?.start();
   return {
     async stop() {
+      await services.miner?.stop();
       for (const close of closers.reverse()) await close();
       await ctx.importer.idle();
       await ctx.db.close();
     },
   };
+}
+
+/** Proof-of-work block production: the shared builder and producer driving the Ethash engine. */
+function createEthashMiner(config: Config, ctx: ChainContext, pool: TxPool): MiningService {
+  const settings = {
+    minGasPrice: config.minGasPrice,
+    minPriorityFee: config.minPriorityFee,
+    targetGasLimit: config.targetGasLimit,
+  };
+  const engine = new EthashEngine(ctx.common, ctx.ethashCaches, {
+    coinbase: config.minerCoinbase ? createAddressFromString(config.minerCoinbase) : undefined,
+    extraData: config.minerExtraData,
+    fixedDifficulty: config.genesis.config.ethash?.fixedDifficulty,
+  });
+  const builder = new BlockBuilder(ctx.chain, ctx.importer, pool, {
+    minGasPrice: () => settings.minGasPrice,
+    minPriorityFee: () => settings.minPriorityFee,
+    targetGasLimit: () => settings.targetGasLimit,
+  });
+  const producer = new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('miner'));
+  return new MiningService(producer, engine, settings, pool);
 }
 
 export async function importBlocks(

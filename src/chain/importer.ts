@@ -8,6 +8,7 @@ import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { type Address, bytesToHex } from '@ethereumjs/util';
 import { createVM, encodeReceipt, runBlock, type VM } from '@ethereumjs/vm';
+import type { WriteBatch } from '../db/database.js';
 import type { TrieStore } from '../state/trieStore.js';
 import type { WorldState } from '../state/worldState.js';
 import { bytesEqual, type ChainStore } from './chainStore.js';
@@ -24,6 +25,15 @@ export interface ImporterOptions {
 }
 
 export type ImportResult = 'imported' | 'known';
+
+/** The execution outputs of a block built locally, kept until it is sealed and committed. */
+export interface BuiltExecution {
+  /** Consensus-encoded receipts, in transaction order. */
+  receipts: Uint8Array[];
+  senders: Address[];
+  /** The state trie nodes the block wrote (applied in the block's commit transaction). */
+  stateWrites: WriteBatch;
+}
 
 /** Answers BLOCKHASH for the block being executed by walking its own ancestry. */
 class AncestryHashes {
@@ -71,6 +81,67 @@ export class BlockImporter {
   /** Imports blocks one after another; imports never interleave. */
   importBlock(block: Block): Promise<ImportResult> {
     const run = this.queue.then(() => this.doImport(block));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Runs `work` in the import queue with the importer's warm VM positioned on `parent`'s state, for
+   * the block builder. The state nodes `work` writes are taken out of the shared store into the
+   * returned batch, so that an abandoned block leaves nothing behind; `commitBuilt` applies them.
+   */
+  executeOnParent<T>(
+    parent: BlockHeader,
+    work: (vm: VM, state: MerkleStateManager) => Promise<{ result: T; stateRoot: Uint8Array }>,
+  ): Promise<{ result: T; stateWrites: WriteBatch }> {
+    const run = this.queue.then(async () => {
+      const vm = await this.getVm();
+      const state = this.state as MerkleStateManager;
+      this.hashes.tip = parent;
+      if (!this.stateRoot || !bytesEqual(this.stateRoot, parent.stateRoot)) {
+        await state.setStateRoot(parent.stateRoot, true);
+      }
+      try {
+        const { result, stateRoot } = await work(vm, state);
+        const stateWrites = this.chain.newBatch();
+        this.trieStore.drainInto(stateWrites);
+        // The caches now describe the built state; a child of the built block starts from them.
+        this.stateRoot = stateRoot;
+        return { result, stateWrites };
+      } catch (err) {
+        this.trieStore.discard();
+        this.stateRoot = undefined;
+        await state.setStateRoot(parent.stateRoot, true).catch(() => undefined);
+        throw err;
+      }
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Stores a sealed block built by `executeOnParent` without executing it again: same writes, total
+   * difficulty, fork choice and `newHead` event as an import, in one LMDB transaction.
+   */
+  commitBuilt(block: Block, execution: BuiltExecution): Promise<ImportResult> {
+    const run = this.queue.then(() => {
+      const hash = block.hash();
+      if (this.chain.hasBlock(hash)) return 'known' as const;
+      const number = block.header.number;
+      const parent = this.chain.getHeader(block.header.parentHash);
+      if (!parent)
+        throw new UnknownParentError(number, bytesToHex(hash), bytesToHex(block.header.parentHash));
+      const reason = checkHeader(block.header, parent, this.opts);
+      if (reason) throw new InvalidBlockError(number, bytesToHex(hash), reason);
+      const td = (this.chain.getTotalDifficulty(block.header.parentHash) ?? 0n) + block.header.difficulty;
+      const batch = execution.stateWrites;
+      this.chain.putBlock(batch, block, td, execution.receipts, execution.senders);
+      let moved: { added: Block[]; removed: Block[] } | undefined;
+      if (this.winsForkChoice(block, td)) moved = this.chain.setHead(batch, block);
+      this.chain.db.commit(batch);
+      if (moved) this.chain.headCommitted({ head: block, ...moved });
+      return 'imported' as const;
+    });
     this.queue = run.catch(() => undefined);
     return run;
   }

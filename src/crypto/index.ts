@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import type { CustomCrypto } from '@ethereumjs/common';
 import { bytesToHex, hexToBytes, type KZG } from '@ethereumjs/util';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256, keccak_512 } from '@noble/hashes/sha3.js';
 
 const require = createRequire(import.meta.url);
 
@@ -22,18 +22,20 @@ interface KeccakStateCtor {
   };
 }
 
-function loadNativeKeccak(): ((msg: Uint8Array) => Uint8Array) | undefined {
+/** Keccak with the given output size (32 or 64 bytes) over the native sponge. */
+function loadNativeKeccak(bytes: 32 | 64): ((msg: Uint8Array) => Uint8Array) | undefined {
   try {
     const gypBuild = require('node-gyp-build') as (dir: string) => KeccakStateCtor;
     const dir = require.resolve('keccak/package.json').replace(/package\.json$/, '');
     const KeccakState = gypBuild(dir);
+    const capacity = bytes * 16;
     return (msg: Uint8Array): Uint8Array => {
       const s = new KeccakState();
-      s.initialize(1088, 512);
+      s.initialize(1600 - capacity, capacity);
       s.absorb(msg);
       s.absorbLastFewBits(0x01);
-      const out = s.squeeze(32);
-      return new Uint8Array(out.buffer, out.byteOffset, 32);
+      const out = s.squeeze(bytes);
+      return new Uint8Array(out.buffer, out.byteOffset, bytes);
     };
   } catch {
     return undefined;
@@ -41,7 +43,11 @@ function loadNativeKeccak(): ((msg: Uint8Array) => Uint8Array) | undefined {
 }
 
 export const keccak256: (msg: Uint8Array) => Uint8Array =
-  loadNativeKeccak() ?? ((msg: Uint8Array) => keccak_256(msg));
+  loadNativeKeccak(32) ?? ((msg: Uint8Array) => keccak_256(msg));
+
+/** Keccak-512 (Ethash cache and dataset items). */
+export const keccak512: (msg: Uint8Array) => Uint8Array =
+  loadNativeKeccak(64) ?? ((msg: Uint8Array) => keccak_512(msg));
 
 export function sha256(msg: Uint8Array): Uint8Array {
   const out = createHash('sha256').update(msg).digest();

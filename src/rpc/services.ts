@@ -7,6 +7,7 @@ import type { ChainStore } from '../chain/chainStore.js';
 import type { BlockImporter } from '../chain/importer.js';
 import type { Config } from '../config/types.js';
 import type { FilterManager } from '../filters/manager.js';
+import type { MiningService } from '../mining/service.js';
 import type { WorldState } from '../state/worldState.js';
 import type { TxPool } from '../txpool/pool.js';
 
@@ -26,4 +27,6 @@ export interface Services {
   txPool?: TxPool;
   /** Poll filters (eth_newFilter …). */
   filters?: FilterManager;
+  /** Block production (proof-of-work chains); absent where the consensus mines no blocks locally. */
+  miner?: MiningService;
 }

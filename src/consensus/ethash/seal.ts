@@ -1,16 +1,21 @@
 /**
- * Proof-of-work seal verification for imported ethash headers. The epoch cache is built once per
- * epoch and kept for the life of the process.
+ * Proof-of-work seal verification for imported ethash headers: hashimoto-light over the epoch cache
+ * (kept under the data directory), the mix digest must match and the result meet the difficulty.
  */
 import type { BlockHeader } from '@ethereumjs/block';
-import { Ethash } from '@ethereumjs/ethash';
-import { MapDB } from '@ethereumjs/util';
+import { boundary, bytesToBigIntBE, epochOf, sealHash } from './algorithm.js';
+import type { EthashCaches } from './caches.js';
 
-export function createSealVerifier(): (header: BlockHeader) => Promise<string | undefined> {
-  let ethash: Ethash | undefined;
+export function createSealVerifier(
+  caches: EthashCaches,
+): (header: BlockHeader) => Promise<string | undefined> {
   return async (header) => {
-    ethash ??= new Ethash(new MapDB() as never);
-    const ok = await ethash._verifyPOW(header);
-    return ok ? undefined : 'invalid proof-of-work seal (mix hash or nonce does not satisfy the difficulty)';
+    const epoch = await caches.get(epochOf(header.number));
+    const { mixDigest, result } = epoch.hashimoto.run(sealHash(header.raw()), header.nonce);
+    if (Buffer.compare(Buffer.from(mixDigest), Buffer.from(header.mixHash)) !== 0)
+      return 'invalid proof-of-work seal (mix hash does not match the nonce)';
+    if (bytesToBigIntBE(result) > boundary(header.difficulty))
+      return 'invalid proof-of-work seal (nonce does not satisfy the difficulty)';
+    return undefined;
   };
 }

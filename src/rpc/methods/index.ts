@@ -13,11 +13,14 @@ import { gasPriceMethods } from './eth/gasPrice.js';
 import { ethGetLogs } from './eth/getLogs.js';
 import { ethGetProof } from './eth/getProof.js';
 import { minerDataMethods } from './eth/minerData.js';
+import { miningMethods } from './eth/mining.js';
 import { receiptMethods } from './eth/receipts.js';
 import { ethSendRawTransaction } from './eth/sendRawTransaction.js';
 import { stateMethods } from './eth/state.js';
 import { transactionMethods } from './eth/transactions.js';
 import { uncleMethods } from './eth/uncles.js';
+import { workMethods } from './eth/work.js';
+import { minerMethods } from './miner/index.js';
 import { netMethods } from './net/net.js';
 import { txpoolMethods } from './txpool/txpool.js';
 import type { RpcMethod } from './types.js';
@@ -46,4 +49,7 @@ export const allMethods: RpcMethod[] = [
   debugBatchSendRawTransaction,
   ...txpoolMethods,
   ...filterMethods,
+  ...miningMethods,
+  ...workMethods,
+  ...minerMethods,
 ];

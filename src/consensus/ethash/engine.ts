@@ -1,0 +1,182 @@
+/**
+ * Ethash block production: the child header's proof-of-work fields, Besu's timestamp rule, and the
+ * seal — a nonce search in short slices that yield to the event loop, raced by solutions submitted
+ * through eth_submitWork for the same work. The current work is what eth_getWork hands out.
+ */
+import {
+  Block,
+  type BlockHeader,
+  createBlockHeader,
+  createBlockHeaderFromBytesArray,
+} from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { type Address, bigIntToBytes, setLengthLeft } from '@ethereumjs/util';
+import type { EngineHeaderFields, SealingEngine } from '../../mining/engine.js';
+import { boundary, bytesToBigIntBE, epochOf, sealHash } from './algorithm.js';
+import type { EthashCaches } from './caches.js';
+
+/** Besu's proof-of-work scheduler lets block timestamps run this far ahead of the clock. */
+const CLOCK_DRIFT_MS = 10_000;
+/** Hashes per slice between two yields to the event loop. */
+const SLICE = 16;
+
+export interface EthashWork {
+  /** The seal hash of the block being mined. */
+  headerHash: Uint8Array;
+  seed: Uint8Array;
+  /** 2^256 / difficulty. */
+  target: bigint;
+  number: bigint;
+}
+
+interface OpenWork extends EthashWork {
+  block: Block;
+  difficultyTarget: bigint;
+  run: (headerHash: Uint8Array, nonce: Uint8Array) => { mixDigest: Uint8Array; result: Uint8Array };
+  finish: (sealed: Block) => void;
+}
+
+export interface EthashEngineOptions {
+  coinbase: Address | undefined;
+  extraData: Uint8Array;
+  fixedDifficulty?: bigint;
+  /** false: only external solutions (eth_submitWork) seal blocks. */
+  localSearch?: boolean;
+}
+
+export class EthashEngine implements SealingEngine {
+  readonly name = 'ethash';
+  /** The beneficiary; mining cannot start without one (miner_setCoinbase, --miner-coinbase). */
+  coinbase: Address | undefined;
+  extraData: Uint8Array;
+  private work: OpenWork | undefined;
+  private hashes = 0;
+  private rateWindowStart = Date.now();
+  private lastRate = 0;
+
+  constructor(
+    private readonly common: Common,
+    private readonly caches: EthashCaches,
+    private readonly opts: EthashEngineOptions,
+  ) {
+    this.coinbase = opts.coinbase;
+    this.extraData = opts.extraData;
+  }
+
+  childTimestamp(parent: BlockHeader, nowMs: number): bigint {
+    const now = BigInt(Math.floor(nowMs / 1000));
+    return now > parent.timestamp ? now : parent.timestamp + 1n;
+  }
+
+  nextBlockDelay(parent: BlockHeader, nowMs: number): number {
+    const wait = Number(parent.timestamp + 1n) * 1000 - CLOCK_DRIFT_MS - nowMs;
+    return wait > 0 ? wait : 0;
+  }
+
+  childHeaderFields(parent: BlockHeader, timestamp: bigint): EngineHeaderFields {
+    const coinbase = this.coinbase;
+    if (!coinbase) throw new Error('Coinbase not set. Unable to start mining without a coinbase');
+    let difficulty = this.opts.fixedDifficulty;
+    if (difficulty === undefined) {
+      const common = this.common.copy();
+      common.setHardforkBy({ blockNumber: parent.number + 1n, timestamp });
+      const probe = createBlockHeader(
+        { number: parent.number + 1n, timestamp, parentHash: parent.hash(), gasLimit: parent.gasLimit },
+        { common, skipConsensusFormatValidation: true },
+      );
+      difficulty = probe.ethashCanonicalDifficulty(parent);
+    }
+    return { coinbase, difficulty, extraData: this.extraData };
+  }
+
+  /** The work being mined, for eth_getWork. */
+  currentWork(): EthashWork | undefined {
+    const w = this.work;
+    return w && { headerHash: w.headerHash, seed: w.seed, target: w.target, number: w.number };
+  }
+
+  /** Hashes per second of the local search over the last measured window. */
+  hashrate(): number {
+    const elapsed = Date.now() - this.rateWindowStart;
+    if (elapsed >= 1000) {
+      this.lastRate = Math.round((this.hashes * 1000) / elapsed);
+      this.hashes = 0;
+      this.rateWindowStart = Date.now();
+    }
+    return this.lastRate;
+  }
+
+  /**
+   * An external solution for the current work (eth_submitWork). True only when it seals the block
+   * being mined; the block then goes to the chain through the producer.
+   */
+  submitWork(nonce: Uint8Array, headerHash: Uint8Array, mixDigest: Uint8Array): boolean {
+    const w = this.work;
+    if (!w || Buffer.compare(Buffer.from(w.headerHash), Buffer.from(headerHash)) !== 0) return false;
+    const { mixDigest: mix, result } = w.run(w.headerHash, nonce);
+    if (Buffer.compare(Buffer.from(mix), Buffer.from(mixDigest)) !== 0) return false;
+    if (bytesToBigIntBE(result) > w.target) return false;
+    w.finish(withSeal(w.block, nonce, mix));
+    return true;
+  }
+
+  async seal(block: Block, signal: AbortSignal): Promise<Block | undefined> {
+    const epoch = await this.caches.get(epochOf(block.header.number));
+    if (signal.aborted) return undefined;
+    const headerHash = sealHash(block.header.raw());
+    const target = boundary(block.header.difficulty);
+    return new Promise<Block | undefined>((resolve) => {
+      let done = false;
+      const finish = (sealed: Block | undefined) => {
+        if (done) return;
+        done = true;
+        if (this.work === work) this.work = undefined;
+        signal.removeEventListener('abort', onAbort);
+        resolve(sealed);
+      };
+      const onAbort = () => finish(undefined);
+      const work: OpenWork = {
+        headerHash,
+        seed: epoch.seed,
+        target,
+        number: block.header.number,
+        block,
+        difficultyTarget: target,
+        run: (h, n) => epoch.hashimoto.run(h, n),
+        finish,
+      };
+      this.work = work;
+      signal.addEventListener('abort', onAbort);
+      if (this.opts.localSearch === false) return;
+      // Start from a random nonce so restarts and concurrent miners do not repeat each other's search.
+      let nonce = BigInt(Math.floor(Math.random() * 2 ** 48)) << 16n;
+      const search = () => {
+        if (done) return;
+        for (let i = 0; i < SLICE; i++) {
+          const nonceBytes = setLengthLeft(bigIntToBytes(nonce), 8);
+          const { mixDigest, result } = epoch.hashimoto.run(headerHash, nonceBytes);
+          this.hashes++;
+          nonce = (nonce + 1n) & 0xffffffffffffffffn;
+          if (bytesToBigIntBE(result) <= target) {
+            finish(withSeal(block, nonceBytes, mixDigest));
+            return;
+          }
+        }
+        setImmediate(search);
+      };
+      setImmediate(search);
+    });
+  }
+}
+
+/** The same block with nonce and mix hash filled in (header fields 13 and 14). */
+function withSeal(block: Block, nonce: Uint8Array, mixHash: Uint8Array): Block {
+  const raw = block.header.raw();
+  raw[13] = mixHash;
+  raw[14] = nonce;
+  const header = createBlockHeaderFromBytesArray(raw, {
+    common: block.common,
+    skipConsensusFormatValidation: true,
+  });
+  return new Block(header, block.transactions, block.uncleHeaders, block.withdrawals);
+}

@@ -1,0 +1,288 @@
+/**
+ * The one block builder every engine uses. It runs inside the importer's queue on the importer's warm
+ * VM and state (no second state, no re-decoding: transactions come from the pool already decoded with
+ * their senders recovered), picks pool transactions in fee and nonce order up to the gas and blob
+ * limits, fills every execution field of the header and returns an unsealed block plus what the commit
+ * needs (receipts, senders, state writes). The engine seals it; `BlockImporter.commitBuilt` stores it
+ * without executing it again.
+ */
+import { Block, type BlockHeader, createBlockHeader, genTransactionsTrieRoot } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { RLP } from '@ethereumjs/rlp';
+import { Blob4844Tx, createMinimal4844TxFromNetworkWrapper, type TypedTransaction } from '@ethereumjs/tx';
+import {
+  Account,
+  Address,
+  bigIntToAddressBytes,
+  bigIntToBytes,
+  createAddressFromString,
+  KECCAK256_RLP,
+  setLengthLeft,
+} from '@ethereumjs/util';
+import { Bloom, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
+import type { ChainStore } from '../chain/chainStore.js';
+import type { BlockImporter, BuiltExecution } from '../chain/importer.js';
+import type { PooledTx, TxPool } from '../txpool/pool.js';
+import type { SealingEngine } from './engine.js';
+import { effectiveTip, maxFeePerGas, TxSelection } from './selection.js';
+
+export interface BuilderOptions {
+  /** --min-gas-price, read at every block (miner_setMinGasPrice changes it). */
+  minGasPrice(): bigint;
+  /** --min-priority-fee, read at every block. */
+  minPriorityFee(): bigint;
+  /** --target-gas-limit, read at every block (miner_changeTargetGasLimit changes it). */
+  targetGasLimit(): bigint | undefined;
+}
+
+export interface BuiltBlock {
+  /** Every field filled except the seal. */
+  block: Block;
+  execution: BuiltExecution;
+  /** Transactions the block carries (for logs and figures). */
+  txCount: number;
+}
+
+export class BuildAbortedError extends Error {
+  override name = 'BuildAbortedError';
+  constructor() {
+    super('block building abandoned');
+  }
+}
+
+const BEACON_ROOTS_ADDRESS = createAddressFromString('0x000f3df6d732807ef1319fb7b8bb8522d0beac02');
+const MIN_GAS_LIMIT = 5000n;
+const TX_GAS = 21000n;
+/** Transactions executed between two yields to the event loop while building. */
+const YIELD_EVERY = 128;
+
+/**
+ * Besu's gas limit targeting: move towards the target by less than parent/1024 per block (the bound
+ * header validation enforces), keep the parent's limit without a target.
+ */
+export function nextGasLimit(parentGasLimit: bigint, target: bigint | undefined): bigint {
+  if (target === undefined || target === parentGasLimit) return parentGasLimit;
+  const step = parentGasLimit / 1024n - 1n;
+  if (step <= 0n) return parentGasLimit;
+  if (target > parentGasLimit) return parentGasLimit + step < target ? parentGasLimit + step : target;
+  const down = parentGasLimit - step > target ? parentGasLimit - step : target;
+  return down < MIN_GAS_LIMIT ? MIN_GAS_LIMIT : down;
+}
+
+export class BlockBuilder {
+  constructor(
+    private readonly chain: ChainStore,
+    private readonly importer: BlockImporter,
+    private readonly pool: TxPool | undefined,
+    private readonly opts: BuilderOptions,
+  ) {}
+
+  /** Builds a child of `parent` at `timestamp` for `engine`. Throws BuildAbortedError when `signal` fires. */
+  async build(
+    parent: BlockHeader,
+    engine: SealingEngine,
+    timestamp: bigint,
+    signal?: AbortSignal,
+  ): Promise<BuiltBlock> {
+    const number = parent.number + 1n;
+    const common = this.chain.common.copy();
+    common.setHardforkBy({ blockNumber: number, timestamp });
+    if (common.isActivatedEIP(7685))
+      throw new Error(
+        'blocks with execution requests (Prague) are produced by the consensus layer, not mined',
+      );
+    const fields = engine.childHeaderFields(parent, timestamp);
+    const baseFee = common.isActivatedEIP(1559)
+      ? parent.common.isActivatedEIP(1559)
+        ? parent.calcNextBaseFee()
+        : common.param('initialBaseFee')
+      : undefined;
+    const blobs = common.isActivatedEIP(4844);
+    const headerData = {
+      parentHash: parent.hash(),
+      number,
+      timestamp,
+      gasLimit: nextGasLimit(parent.gasLimit, this.opts.targetGasLimit()),
+      coinbase: fields.coinbase,
+      difficulty: fields.difficulty,
+      extraData: fields.extraData,
+      nonce: fields.nonce,
+      mixHash: fields.mixHash,
+      baseFeePerGas: baseFee,
+      withdrawalsRoot: common.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
+      excessBlobGas: blobs
+        ? parent.common.isActivatedEIP(4844)
+          ? parent.calcNextExcessBlobGas(common)
+          : 0n
+        : undefined,
+      blobGasUsed: blobs ? 0n : undefined,
+      parentBeaconBlockRoot: common.isActivatedEIP(4788) ? new Uint8Array(32) : undefined,
+    };
+    const headerOpts = { common, skipConsensusFormatValidation: true };
+    const draft = createBlockHeader(headerData, headerOpts);
+    const execHeader = engine.executionHeader ? engine.executionHeader(draft) : draft;
+    const execBlock = new Block(execHeader, [], [], common.isActivatedEIP(4895) ? [] : undefined);
+
+    const pending = this.pool ? [...this.pool.content().pending.values()] : [];
+    const { result, stateWrites } = await this.importer.executeOnParent(parent, async (vm) => {
+      vm.common.setHardforkBy({ blockNumber: number, timestamp });
+      await vm.evm.journal.checkpoint();
+      try {
+        const out = await this.fill(vm, common, execBlock, pending, baseFee ?? 0n, signal);
+        if (common.consensusType() === 'pow')
+          await reward(vm, fields.coinbase, vm.common.param('minerReward'));
+        await vm.evm.journal.commit();
+        const stateRoot = await vm.stateManager.getStateRoot();
+        return { result: { ...out, stateRoot }, stateRoot };
+      } catch (err) {
+        await vm.evm.journal.revert();
+        throw err;
+      }
+    });
+
+    const transactionsTrie = await genTransactionsTrieRoot(result.txs, new MerklePatriciaTrie({ common }));
+    const header = createBlockHeader(
+      {
+        ...headerData,
+        stateRoot: result.stateRoot,
+        transactionsTrie,
+        receiptTrie: result.receiptsRoot,
+        logsBloom: result.bloom,
+        gasUsed: result.gasUsed,
+        blobGasUsed: blobs ? result.blobGasUsed : undefined,
+      },
+      headerOpts,
+    );
+    const block = new Block(header, result.txs, [], common.isActivatedEIP(4895) ? [] : undefined);
+    return {
+      block,
+      execution: { receipts: result.receipts, senders: result.senders, stateWrites },
+      txCount: result.txs.length,
+    };
+  }
+
+  /** Executes system calls and pool transactions on the VM's state (inside the importer queue). */
+  private async fill(
+    vm: VM,
+    common: Common,
+    execBlock: Block,
+    pending: PooledTx[][],
+    baseFee: bigint,
+    signal: AbortSignal | undefined,
+  ) {
+    const header = execBlock.header;
+    if (common.isActivatedEIP(4788))
+      await storeBeaconRoot(vm, header.timestamp, header.parentBeaconBlockRoot);
+    if (common.isActivatedEIP(2935)) await storeParentHash(vm, header.number, header.parentHash);
+
+    const minGasPrice = this.opts.minGasPrice();
+    const minTip = this.opts.minPriorityFee();
+    const blobGasPerBlob = common.isActivatedEIP(4844) ? common.param('blobGasPerBlob') : 0n;
+    const maxBlobGas = common.isActivatedEIP(4844) ? common.getBlobGasSchedule().maxBlobGasPerBlock : 0n;
+    const eip8037 = common.isActivatedEIP(8037);
+    const gasLimit = header.gasLimit;
+
+    const txs: TypedTransaction[] = [];
+    const receipts: Uint8Array[] = [];
+    const senders: Address[] = [];
+    const receiptTrie = new MerklePatriciaTrie({ common });
+    const bloom = new Bloom(undefined, common);
+    let gasUsed = 0n;
+    let regularGas = 0n;
+    let stateGas = 0n;
+    let receiptGas = 0n;
+    let blobGasUsed = 0n;
+
+    const selection = new TxSelection(pending, baseFee);
+    for (let entry = selection.peek(); entry; entry = selection.peek()) {
+      if (signal?.aborted) throw new BuildAbortedError();
+      if (gasLimit - gasUsed < TX_GAS) break;
+      const tx = entry.tx;
+      // Local transactions skip the price floors, as Besu gives them priority.
+      const tip = effectiveTip(tx, baseFee);
+      if (
+        tip < 0n ||
+        maxFeePerGas(tx) < baseFee ||
+        (!entry.local && (tip < minTip || baseFee + tip < minGasPrice))
+      ) {
+        selection.skipSender();
+        continue;
+      }
+      if (tx.gasLimit > gasLimit - gasUsed) {
+        selection.skipSender();
+        continue;
+      }
+      const txBlobGas = tx instanceof Blob4844Tx ? BigInt(tx.numBlobs()) * blobGasPerBlob : 0n;
+      if (txBlobGas > 0n && blobGasUsed + txBlobGas > maxBlobGas) {
+        selection.skipSender();
+        continue;
+      }
+      let res: Awaited<ReturnType<typeof runTx>>;
+      try {
+        res = await runTx(vm, { tx, block: execBlock, blockGasUsed: receiptGas });
+      } catch {
+        // Invalid on this state (nonce, balance, …): it leaves the pool, its sender's later nonces wait.
+        this.pool?.remove(entry.hash);
+        selection.skipSender();
+        continue;
+      }
+      selection.accept();
+      const included =
+        tx instanceof Blob4844Tx && tx.blobs !== undefined
+          ? createMinimal4844TxFromNetworkWrapper(tx, { common: tx.common })
+          : tx;
+      if (eip8037 && res.txRegularGas !== undefined) {
+        regularGas += res.txRegularGas;
+        stateGas += res.txStateGas ?? 0n;
+        gasUsed = regularGas > stateGas ? regularGas : stateGas;
+      } else gasUsed += res.blockGasSpent;
+      receiptGas += res.totalGasSpent;
+      blobGasUsed += txBlobGas;
+      bloom.or(res.bloom);
+      const encoded = encodeReceipt(res.receipt, tx.type);
+      await receiptTrie.put(RLP.encode(txs.length), encoded);
+      txs.push(included);
+      receipts.push(encoded);
+      senders.push(entry.sender);
+      if (txs.length % YIELD_EVERY === 0) await new Promise<void>((r) => setImmediate(r));
+    }
+    return {
+      txs,
+      receipts,
+      senders,
+      gasUsed,
+      blobGasUsed,
+      bloom: bloom.bitvector,
+      receiptsRoot: txs.length > 0 ? receiptTrie.root() : KECCAK256_RLP,
+    };
+  }
+}
+
+async function reward(vm: VM, beneficiary: Address, amount: bigint): Promise<void> {
+  const account = (await vm.stateManager.getAccount(beneficiary)) ?? new Account();
+  account.balance += amount;
+  await vm.evm.journal.putAccount(beneficiary, account);
+}
+
+/** EIP-4788: the beacon roots contract's ring buffers, when the contract exists. */
+async function storeBeaconRoot(vm: VM, timestamp: bigint, root: Uint8Array | undefined): Promise<void> {
+  const code = await vm.stateManager.getCode(BEACON_ROOTS_ADDRESS);
+  if (code.length === 0) return;
+  const len = vm.common.param('historicalRootsLength');
+  const index = timestamp % len;
+  const key = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
+  await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, key(index), bigIntToBytes(timestamp));
+  await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, key(index + len), root ?? new Uint8Array(32));
+  await vm.evm.journal.cleanup();
+}
+
+/** EIP-2935: the parent hash in the history contract's ring buffer, when the contract exists. */
+async function storeParentHash(vm: VM, number: bigint, parentHash: Uint8Array): Promise<void> {
+  const address = new Address(bigIntToAddressBytes(vm.common.param('historyStorageAddress')));
+  const code = await vm.stateManager.getCode(address);
+  if (code.length === 0) return;
+  const slot = setLengthLeft(bigIntToBytes((number - 1n) % vm.common.param('historyServeWindow')), 32);
+  await vm.stateManager.putStorage(address, slot, parentHash);
+  await vm.evm.journal.cleanup();
+}

@@ -1,0 +1,62 @@
+/**
+ * What a consensus engine supplies to block production. The block builder (`builder.ts`) is the same
+ * for every engine: it picks pool transactions, executes them on the parent state and fills every
+ * execution commitment of the header. The engine decides the consensus fields of the child header,
+ * who the EVM credits the fees to, when the next block is due, and how a built block is sealed.
+ * The producer loop (`producer.ts`) drives an engine: wait `nextBlockDelay`, build, `seal`, commit
+ * through the importer — abandoning the attempt when another block becomes head.
+ */
+import type { Block, BlockHeader } from '@ethereumjs/block';
+import type { Address } from '@ethereumjs/util';
+
+/** The header fields of a child block that belong to the consensus engine. */
+export interface EngineHeaderFields {
+  /**
+   * The header's `coinbase`. Ethash: the beneficiary of reward and fees. Clique: the vote candidate
+   * (zero address when not voting); the fees go to the signer, see `SealingEngine.executionHeader`.
+   */
+  coinbase: Address;
+  difficulty: bigint;
+  /** Full extraData as it goes into the unsealed header (Clique: vanity ‖ signers ‖ 65 zero bytes). */
+  extraData: Uint8Array;
+  /** Clique vote nonce; Ethash leaves it unset (the seal fills it). */
+  nonce?: Uint8Array;
+  mixHash?: Uint8Array;
+}
+
+export interface SealingEngine {
+  /** For logs: `ethash`, `clique` … */
+  readonly name: string;
+
+  /**
+   * Consensus fields of a child of `parent` with the given timestamp. Throws when this node cannot
+   * produce that block (for example a Clique node that is not a signer).
+   */
+  childHeaderFields(parent: BlockHeader, timestamp: bigint): EngineHeaderFields;
+
+  /**
+   * The timestamp of the next block on `parent` given the wall clock (`nowMs`). Ethash follows
+   * Besu: max(now, parent + 1). Clique: parent + period.
+   */
+  childTimestamp(parent: BlockHeader, nowMs: number): bigint;
+
+  /**
+   * Milliseconds to wait before building on `parent`; 0 builds now, `undefined` means this node does
+   * not produce a block on that parent (the producer waits for the next head).
+   */
+  nextBlockDelay(parent: BlockHeader, nowMs: number): number | undefined;
+
+  /**
+   * The header transactions run against. The EVM credits priority fees to `header.coinbase` under
+   * proof of work but to the recovered header signer under Clique, so a Clique engine returns a copy
+   * of `unsealed` carrying a seal by its own key. Engines whose coinbase receives the fees omit this.
+   */
+  executionHeader?(unsealed: BlockHeader): BlockHeader;
+
+  /**
+   * Seals a fully built block (all roots filled). Resolves with the sealed block, or `undefined` when
+   * `signal` aborted first (a new head arrived, mining stopped). Must yield to the event loop while it
+   * works: the node keeps serving requests during sealing.
+   */
+  seal(block: Block, signal: AbortSignal): Promise<Block | undefined>;
+}
