@@ -20,7 +20,7 @@ const K1 = hexToBytes(`0x${'44'.repeat(32)}`);
 const K2 = hexToBytes(`0x${'55'.repeat(32)}`);
 const A1 = bytesToHex(privateToAddress(K1));
 const A2 = bytesToHex(privateToAddress(K2));
-const TO = `0x${'bb'.repeat(20)}`;
+const TO = `0x${'bb'.repeat(20)}` as const;
 const GWEI = 10n ** 9n;
 const FUNDS = 10n ** 21n;
 
