@@ -133,6 +133,8 @@ export async function startNode(config: Config): Promise<RunningNode> {
     txFeeCap: config.rpcTxFeecap,
     strictReplayProtection: config.strictTxReplayProtectionEnabled,
     retentionHours: config.txPoolRetentionHours,
+    noLocalPriority: config.txPoolNoLocalPriority,
+    miningEnabled: config.minerEnabled,
   });
   services.filters = new FilterManager(ctx.chain, services.txPool);
   // Besu keeps its node key in the data directory, creating it on first start.
