@@ -118,7 +118,12 @@ export function cpuSeconds(pid) {
 export function memory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? Number.NaN);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+  return {
+    rss: kb('VmRSS') / 1024,
+    peak: kb('VmHWM') / 1024,
+    anon: kb('RssAnon') / 1024,
+    file: kb('RssFile') / 1024,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -400,7 +400,13 @@ async function core() {
       ];
       reads.alder = await measureReads('alder', url, wls, work, proc.pid);
       const loaded = memory(proc.pid);
-      mem.alder = { idle: idle.rss, loaded: loaded.rss, peak: loaded.peak };
+      mem.alder = {
+        idle: idle.rss,
+        loaded: loaded.rss,
+        peak: loaded.peak,
+        anon: loaded.anon,
+        file: loaded.file,
+      };
       await stop(proc);
     }
 
@@ -420,7 +426,13 @@ async function core() {
           const idle = memory(peer.proc.pid);
           reads[name] = await measureReads(name, peer.url, workloads(chain), work, peer.proc.pid);
           const loaded = memory(peer.proc.pid);
-          mem[name] = { idle: idle.rss, loaded: loaded.rss, peak: loaded.peak };
+          mem[name] = {
+            idle: idle.rss,
+            loaded: loaded.rss,
+            peak: loaded.peak,
+            anon: loaded.anon,
+            file: loaded.file,
+          };
           peers.push({ name, txsPerBlock: chain.txsInFirst, logsPerBlock: chain.logsInFirst });
         } catch (err) {
           log(`  ${name} failed: ${err.message.split('\n')[0]}`);
@@ -539,9 +551,28 @@ async function core() {
     say();
     say(
       table(
-        ['server', 'idle', 'after load', 'peak'],
-        Object.entries(mem).map(([t, m]) => [t, fmt(m.idle), fmt(m.loaded), fmt(m.peak)]),
+        [
+          'server',
+          'idle',
+          'after load',
+          'peak',
+          'after load: heap and other anonymous',
+          'after load: mapped files',
+        ],
+        Object.entries(mem).map(([t, m]) => [
+          t,
+          fmt(m.idle),
+          fmt(m.loaded),
+          fmt(m.peak),
+          fmt(m.anon),
+          fmt(m.file),
+        ]),
       ),
+    );
+    say();
+    say(
+      "Alder's mapped files are mostly its LMDB database, read through a memory map: pages of the data file " +
+        'it has read count in its RSS but belong to the page cache and are given back under memory pressure.',
     );
     say();
     say(`Total bench time ${fmt(elapsedSeconds())} s.`);

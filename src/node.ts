@@ -18,7 +18,7 @@ import { Clique, cliqueExecutionCommon } from './consensus/clique/index.js';
 import { EthashCaches } from './consensus/ethash/caches.js';
 import { EthashEngine } from './consensus/ethash/engine.js';
 import { createSealVerifier } from './consensus/ethash/seal.js';
-import { customCrypto } from './crypto/index.js';
+import { customCrypto, getKzg } from './crypto/index.js';
 import { loadOrCreateNodeKey } from './crypto/nodeKey.js';
 import { Database } from './db/database.js';
 import { chainSubscriptionSource } from './events/chainSource.js';
@@ -78,6 +78,9 @@ interface ChainContext {
 /** Opens the data directory, writing or checking the genesis block. */
 async function openChain(config: Config, opts: { skipPowValidation?: boolean } = {}): Promise<ChainContext> {
   const common = createCommon(config.genesis, { customCrypto: customCrypto() });
+  // Chains that reach Cancun carry blobs: load the KZG trusted setup now (a few seconds) rather than
+  // in the middle of the first blob block. Other chains never load it.
+  if (config.genesis.config.forks.cancun !== undefined) getKzg();
   const db = Database.open(join(config.dataPath, 'database'));
   try {
     const world = new WorldState(new TrieStore(db), common);
