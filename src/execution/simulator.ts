@@ -23,6 +23,7 @@ import { createVM, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { WorldState } from '../state/worldState.js';
 import { CallState } from './callState.js';
+import { useFastEipLookup } from './eipLookup.js';
 import { ContentCache, StateSnapshot } from './stateSnapshot.js';
 
 export { openOverlayState } from './overlayStore.js';
@@ -169,6 +170,7 @@ const MAX_SNAPSHOTS = 8;
 function sharedTxCommon(common: Common): Common {
   const shared = common.copy();
   shared.updateParams(paramsTx);
+  useFastEipLookup(shared);
   Object.defineProperties(shared, {
     copy: { value: () => shared },
     updateParams: { value: () => {} },
@@ -281,6 +283,7 @@ export class CallSimulator {
     overrides: StateOverrides | undefined,
   ): Promise<SimContext> {
     const common = header.common.copy();
+    useFastEipLookup(common);
     const state = new CallState(this.snapshotAt(header));
     const moved: CustomPrecompile[] = [];
     if (overrides) {
