@@ -23,7 +23,7 @@ import { createVM, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { WorldState } from '../state/worldState.js';
 import { CallState } from './callState.js';
-import { useFastEipLookup } from './eipLookup.js';
+import { useFastCommonLookups } from './commonLookups.js';
 import { ContentCache, StateSnapshot } from './stateSnapshot.js';
 
 export { openOverlayState } from './overlayStore.js';
@@ -170,7 +170,7 @@ const MAX_SNAPSHOTS = 8;
 function sharedTxCommon(common: Common): Common {
   const shared = common.copy();
   shared.updateParams(paramsTx);
-  useFastEipLookup(shared);
+  useFastCommonLookups(shared);
   Object.defineProperties(shared, {
     copy: { value: () => shared },
     updateParams: { value: () => {} },
@@ -187,7 +187,7 @@ export class CallSimulator {
 
   constructor(
     private readonly chain: ChainStore,
-    private readonly world: WorldState,
+    world: WorldState,
     /** 0 = no cap. */
     private readonly gasCap: bigint,
   ) {
@@ -283,7 +283,7 @@ export class CallSimulator {
     overrides: StateOverrides | undefined,
   ): Promise<SimContext> {
     const common = header.common.copy();
-    useFastEipLookup(common);
+    useFastCommonLookups(common);
     const state = new CallState(this.snapshotAt(header));
     const moved: CustomPrecompile[] = [];
     if (overrides) {
