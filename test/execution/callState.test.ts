@@ -265,6 +265,22 @@ describe('CallState', () => {
       expect(await read(h)).toBe(42n);
     });
 
+    it('runs before Byzantium too, where the receipt needs the state root with the writes of the call', async () => {
+      const homestead = new Common({
+        chain: Mainnet,
+        hardfork: Hardfork.Homestead,
+        customCrypto: customCrypto(),
+      });
+      const h = createBlockHeader(
+        { number: 1n, stateRoot: root, gasLimit: 30_000_000n, timestamp: 1n },
+        { common: homestead },
+      );
+      const wrote = await simulator.simulate(h, { to: COUNTER_ADDRESS.bytes, data: word(8n) });
+      expect(wrote.status).toBe('success');
+      expect(bytesToBigInt(wrote.output)).toBe(50n);
+      expect(bytesToBigInt((await simulator.simulate(h, { to: COUNTER_ADDRESS.bytes })).output)).toBe(42n);
+    });
+
     it('each state root reads its own state', async () => {
       const sm = world.open(root, true);
       await sm.putStorage(COUNTER_ADDRESS, slot(0), word(43n));
