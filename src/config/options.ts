@@ -791,6 +791,14 @@ export const OPTIONS: readonly OptionSpec[] = [
     min: 1,
   }),
   opt({
+    name: '--tx-pool-no-local-priority',
+    type: 'boolean',
+    field: 'txPoolNoLocalPriority',
+    default: false,
+    help: 'Treat transactions sent through JSON-RPC like any other (by default they may pay less than --min-gas-price while mining)',
+    section: 'Transaction pool',
+  }),
+  opt({
     name: '--strict-tx-replay-protection-enabled',
     type: 'boolean',
     field: 'strictTxReplayProtectionEnabled',

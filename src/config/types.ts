@@ -136,6 +136,7 @@ export interface Config {
   txPoolPriceBump: number;
   txPoolMaxFutureBySender: number;
   txPoolRetentionHours: number;
+  txPoolNoLocalPriority: boolean;
   strictTxReplayProtectionEnabled: boolean;
 
   // --- privacy

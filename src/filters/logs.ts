@@ -42,7 +42,21 @@ export interface CompiledLogQuery {
   bloomGroups: BloomBits[][];
 }
 
+/** Bloom bits of addresses and topics seen in queries: the same few values come back request after request. */
+const bloomBitsCache = new Map<string, BloomBits>();
+const BLOOM_BITS_CACHE_ENTRIES = 10_000;
+
 function bloomBits(value: Uint8Array): BloomBits {
+  const k = key(value);
+  const hit = bloomBitsCache.get(k);
+  if (hit) return hit;
+  const bits = computeBloomBits(value);
+  if (bloomBitsCache.size >= BLOOM_BITS_CACHE_ENTRIES) bloomBitsCache.clear();
+  bloomBitsCache.set(k, bits);
+  return bits;
+}
+
+function computeBloomBits(value: Uint8Array): BloomBits {
   const h = keccak256(value);
   const out = new Uint16Array(6);
   for (let i = 0; i < 3; i++) {

@@ -53,6 +53,8 @@ export interface DispatcherOptions {
   enabledGroups: readonly ApiGroup[];
   /** Largest HTTP batch; 0 or less is unlimited. Not applied over WebSocket. */
   maxBatchSize: number;
+  /** Methods served whatever the enabled groups (Besu's WS subscription methods). */
+  alwaysEnabled?: readonly RpcMethod[];
 }
 
 export interface Dispatcher {
@@ -138,6 +140,10 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     registeredNames.add(method.name);
     // A method may be registered under several groups (plugins_reloadPluginConfig: ADMIN and PLUGINS).
     if (enabled.has(method.group) && !table.has(method.name)) table.set(method.name, method);
+  }
+  for (const method of opts.alwaysEnabled ?? []) {
+    registeredNames.add(method.name);
+    table.set(method.name, method);
   }
 
   // eth_sendTransaction exists only to refuse (Alder holds no keys), with its own -32604 message.

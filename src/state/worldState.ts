@@ -43,12 +43,15 @@ export class WorldState {
     });
   }
 
-  /** A state manager at `root`; `cached` adds account/storage/code caches (for block import). */
-  open(root: Uint8Array | undefined, cached = false): MerkleStateManager {
+  /**
+   * A state manager at `root`; `caches` (or `true` for new ones) keeps accounts, storage and code
+   * between blocks (block import and building).
+   */
+  open(root: Uint8Array | undefined, caches: Caches | boolean = false): MerkleStateManager {
     return new MerkleStateManager({
       trie: this.newTrie(root),
       common: this.common,
-      caches: cached ? new Caches() : undefined,
+      caches: caches === true ? new Caches() : caches === false ? undefined : caches,
     });
   }
 

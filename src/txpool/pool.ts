@@ -14,8 +14,9 @@ import {
   createTxFromRLP,
   type TypedTransaction,
 } from '@ethereumjs/tx';
-import { type Address, bytesToBigInt, bytesToHex } from '@ethereumjs/util';
+import { Address, bytesToBigInt, bytesToHex } from '@ethereumjs/util';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
+import { keccak256 } from '../crypto/index.js';
 import type { WorldState } from '../state/worldState.js';
 
 export type TxRejection =
@@ -76,6 +77,12 @@ export interface TxPoolOptions {
   strictReplayProtection: boolean;
   /** --tx-pool-retention-hours; checked on every new head. */
   retentionHours?: number;
+  /**
+   * Transactions sent through JSON-RPC have priority unless --tx-pool-no-local-priority: while the
+   * node mines they may pay less than --min-gas-price (down to the fee market's floor), as in Besu.
+   */
+  noLocalPriority?: boolean;
+  miningEnabled?: boolean;
   now?: () => number;
 }
 
@@ -97,6 +104,33 @@ function maxPriority(tx: TypedTransaction): bigint {
   return tx.type >= 2
     ? (tx as unknown as { maxPriorityFeePerGas: bigint }).maxPriorityFeePerGas
     : (tx as unknown as { gasPrice: bigint }).gasPrice;
+}
+
+/**
+ * Every transaction object copies its Common and re-merges the transaction parameters into the copy
+ * (most of decoding time). The pool decodes many transactions against one fork per head, so the head's
+ * Common is handed out as is and parameter tables it already merged are not merged again.
+ */
+function shareForDecoding(common: Common): Common {
+  const merged = new WeakSet<object>();
+  const updateParams = common.updateParams.bind(common);
+  common.copy = () => common;
+  common.updateParams = (params) => {
+    if (merged.has(params)) return;
+    merged.add(params);
+    updateParams(params);
+  };
+  return common;
+}
+
+/** The sender's address: the library recovers the key natively but hashes it in JS. */
+function senderOf(tx: TypedTransaction): Address {
+  return new Address(keccak256(tx.getSenderPublicKey()).subarray(12));
+}
+
+interface AccountView {
+  nonce: bigint;
+  balance: bigint;
 }
 
 /** True when a well-formed transaction names another chain (the library refuses to decode it then). */
@@ -139,9 +173,15 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   private readonly bySender = new Map<string, SenderTxs>();
   private seq = 0;
   private commonCache: { key: string; common: Common } | undefined;
+  /** Sender nonces and balances at one state root: one trie read per sender per head, not per tx. */
+  private accountCache: { root: string; accounts: Map<string, Promise<AccountView>> } | undefined;
   private readonly now: () => number;
+  /** Senders that submitted through JSON-RPC: their reorged transactions come back as local. */
+  private readonly localSenders = new Set<string>();
+  /** Head events are handled one after another, in the order the chain emitted them. */
+  private headWork: Promise<void> = Promise.resolve();
   private readonly onHead = (e: NewHeadEvent) => {
-    void this.handleNewHead(e).catch(() => undefined);
+    this.headWork = this.headWork.then(() => this.handleNewHead(e)).catch(() => undefined);
   };
 
   constructor(
@@ -158,6 +198,11 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
 
   close(): void {
     this.chain.off('newHead', this.onHead);
+  }
+
+  /** Resolves once every head event emitted so far has been applied to the pool. */
+  settled(): Promise<void> {
+    return this.headWork;
   }
 
   get size(): number {
@@ -210,7 +255,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       // Copying Common costs ~0.2 ms: one copy per head, not per transaction.
       const common = this.common.copy();
       common.setHardforkBy({ blockNumber: header.number + 1n, timestamp: header.timestamp + 1n });
-      this.commonCache = { key, common };
+      this.commonCache = { key, common: shareForDecoding(common) };
     }
     return { common: this.commonCache.common, header };
   }
@@ -272,7 +317,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     }
     let sender: Address;
     try {
-      sender = tx.getSenderAddress();
+      sender = senderOf(tx);
     } catch (err) {
       throw new TxPoolError('INVALID_SIGNATURE', String((err as Error).message ?? err));
     }
@@ -280,7 +325,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       throw new TxPoolError('MAX_PRIORITY_FEE_EXCEEDS_MAX_FEE');
     if (tx.getMinimumGasLimit() > tx.gasLimit) throw new TxPoolError('INTRINSIC_GAS');
     if (tx.gasLimit > header.gasLimit) throw new TxPoolError('EXCEEDS_BLOCK_GAS_LIMIT');
-    if (maxFee(tx) < this.options.minGasPrice) throw new TxPoolError('GAS_PRICE_TOO_LOW');
+    if (this.belowMinimumPrice(tx, common, local)) throw new TxPoolError('GAS_PRICE_TOO_LOW');
     const baseFee = header.baseFeePerGas !== undefined ? header.calcNextBaseFee() : undefined;
     if (baseFee !== undefined && maxFee(tx) < baseFee) throw new TxPoolError('GAS_PRICE_BELOW_BASE_FEE');
     if (this.options.txFeeCap > 0n && maxFee(tx) * tx.gasLimit > this.options.txFeeCap)
@@ -303,10 +348,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       }
     }
     // account state
-    const state = this.world.reader(header.stateRoot);
-    const account = await state.getAccount(sender);
-    const accountNonce = account?.nonce ?? 0n;
-    const balance = account?.balance ?? 0n;
+    const { nonce: accountNonce, balance } = await this.accountAt(header.stateRoot, sender);
     if (tx.nonce < accountNonce) throw new TxPoolError('NONCE_TOO_LOW');
     if (tx.nonce - accountNonce >= BigInt(this.options.maxFutureBySender))
       throw new TxPoolError('NONCE_TOO_FAR_IN_FUTURE');
@@ -335,9 +377,49 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     };
     s.byNonce.set(tx.nonce, entry);
     this.byHash.set(hashHex, entry);
+    if (local) this.localSenders.add(senderHex);
     this.emit('added', entry);
     this.evictOverflow();
     return entry;
+  }
+
+  /**
+   * Besu's price rule: a remote transaction must offer --min-gas-price; a local one only while the
+   * node does not mine, and always the London fee market's floor (7 wei, or 0 on chains whose first
+   * base fee was 0, such as the dev network).
+   */
+  private belowMinimumPrice(tx: TypedTransaction, common: Common, local: boolean): boolean {
+    const price = maxFee(tx);
+    const priority = local && !this.options.noLocalPriority;
+    if (!priority || !this.options.miningEnabled) {
+      if (price < this.options.minGasPrice) return true;
+    }
+    return priority && common.isActivatedEIP(1559) && price < this.baseFeeFloor();
+  }
+
+  private floor: bigint | undefined;
+  private baseFeeFloor(): bigint {
+    if (this.floor === undefined) {
+      const genesis = this.chain.canonicalHash(0n);
+      const first = genesis ? this.chain.getHeader(genesis)?.baseFeePerGas : undefined;
+      this.floor = first === 0n ? 0n : 7n;
+    }
+    return this.floor;
+  }
+
+  private accountAt(stateRoot: Uint8Array, sender: Address): Promise<AccountView> {
+    const root = bytesToHex(stateRoot);
+    if (this.accountCache?.root !== root) this.accountCache = { root, accounts: new Map() };
+    const key = sender.toString();
+    let view = this.accountCache.accounts.get(key);
+    if (!view) {
+      view = this.world
+        .reader(stateRoot)
+        .getAccount(sender)
+        .then((a) => ({ nonce: a?.nonce ?? 0n, balance: a?.balance ?? 0n }));
+      this.accountCache.accounts.set(key, view);
+    }
+    return view;
   }
 
   private upfrontCost(tx: TypedTransaction): bigint {
@@ -404,24 +486,30 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   async handleNewHead(event: NewHeadEvent): Promise<void> {
     for (const block of event.added) this.dropIncluded(block);
     const header = event.head.header;
-    const state = this.world.reader(header.stateRoot);
     this.dropExpired();
     for (const [, s] of this.bySender) {
       const first = s.byNonce.values().next().value as PooledTx | undefined;
       if (!first) continue;
-      const account = await state.getAccount(first.sender);
-      s.accountNonce = account?.nonce ?? 0n;
+      s.accountNonce = (await this.accountAt(header.stateRoot, first.sender)).nonce;
       for (const t of [...s.byNonce.values()]) if (t.tx.nonce < s.accountNonce) this.removeEntry(t, true);
     }
-    // Transactions of blocks that left the canonical chain go back in, unless the new chain has them.
+    // Transactions of blocks that left the canonical chain go back in, unless the new chain has them,
+    // per sender in nonce order so that none lands beyond --tx-pool-max-future-by-sender.
+    const orphans: Array<{ tx: TypedTransaction; sender: string }> = [];
     for (const block of event.removed) {
       for (const tx of block.transactions) {
         if (this.chain.getTxLocation(tx.hash())) continue;
-        try {
-          await this.add(tx as TypedTransaction, false);
-        } catch {
-          // no longer valid on the new chain
-        }
+        orphans.push({ tx: tx as TypedTransaction, sender: senderOf(tx as TypedTransaction).toString() });
+      }
+    }
+    orphans.sort((a, b) =>
+      a.sender !== b.sender ? (a.sender < b.sender ? -1 : 1) : a.tx.nonce < b.tx.nonce ? -1 : 1,
+    );
+    for (const { tx, sender } of orphans) {
+      try {
+        await this.add(tx, this.localSenders.has(sender));
+      } catch {
+        // no longer valid on the new chain
       }
     }
   }

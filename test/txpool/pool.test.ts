@@ -340,8 +340,37 @@ describe('transaction pool', () => {
     expect(pool.size).toBe(before - 1);
     expect(pool.get(first.hash)).toBeUndefined();
     await pool.handleNewHead({ head, added: [], removed: [mined] });
-    expect(pool.get(first.hash)?.local).toBe(false);
+    // the sender submitted through JSON-RPC before, so its transaction comes back as local
+    expect(pool.get(first.hash)?.local).toBe(true);
     expect(pool.size).toBe(before);
+  });
+
+  it('local transactions may pay less than --min-gas-price while mining, down to the fee floor', async () => {
+    const { TxPool, TxPoolError } = await import('../../src/txpool/pool.js');
+    const s = chain.services;
+    const base = (s.txPool as NonNullable<typeof s.txPool>).options;
+    const reason = (p: Promise<unknown>) =>
+      p.then(
+        () => 'added',
+        (e: unknown) => (e instanceof TxPoolError ? e.reason : String(e)),
+      );
+    const cheap = legacy({ nonce: 5, gasPrice: 7n });
+    const mining = new TxPool(s.chain, s.world, s.common, { ...base, miningEnabled: true });
+    expect(await reason(mining.add(cheap, false))).toBe('GAS_PRICE_TOO_LOW');
+    expect(await reason(mining.add(cheap, true))).toBe('added');
+    // this genesis starts London at 7 wei, so 7 is the floor even for local transactions
+    expect(await reason(mining.add(legacy({ nonce: 6, gasPrice: 6n }), true))).toBe('GAS_PRICE_TOO_LOW');
+    mining.close();
+    const idle = new TxPool(s.chain, s.world, s.common, { ...base, miningEnabled: false });
+    expect(await reason(idle.add(cheap, true))).toBe('GAS_PRICE_TOO_LOW');
+    idle.close();
+    const noPriority = new TxPool(s.chain, s.world, s.common, {
+      ...base,
+      miningEnabled: true,
+      noLocalPriority: true,
+    });
+    expect(await reason(noPriority.add(cheap, true))).toBe('GAS_PRICE_TOO_LOW');
+    noPriority.close();
   });
 
   it('drops transactions older than --tx-pool-retention-hours', async () => {

@@ -1,4 +1,5 @@
 /** Every JSON-RPC method Alder serves; the dispatcher enables them by group. */
+import { cliqueMethods } from './clique/index.js';
 import { debugBatchSendRawTransaction } from './debug/batchSend.js';
 import { debugRawMethods } from './debug/raw.js';
 import { blockMethods } from './eth/blocks.js';
@@ -51,6 +52,7 @@ export const allMethods: RpcMethod[] = [
   debugBatchSendRawTransaction,
   ...txpoolMethods,
   ...filterMethods,
+  ...cliqueMethods,
   ...miningMethods,
   ...workMethods,
   ...minerMethods,

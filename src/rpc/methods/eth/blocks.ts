@@ -41,10 +41,24 @@ export function blockHashParam(params: readonly unknown[], index: number): Uint8
   return hexToBytes(param(params, index, hash32, INVALID_BLOCK_HASH_PARAMS));
 }
 
+const blockKey = (hash: Uint8Array, full: boolean) => `block:${full ? 'full' : 'hashes'}:${bytes(hash)}`;
+
+/**
+ * A block as eth_getBlockBy* answers it, serialised once and kept in the response cache (newHeads
+ * notifications use it, so the reads that follow a notification are answered from the cache).
+ */
+export function blockAnswerOf(services: Services, block: Block, full: boolean): RawJson {
+  const cache = responseCache(services);
+  const key = blockKey(block.hash(), full);
+  return (
+    cache.get(key) ?? cache.put(key, formatBlock(block, full, services.chain, blockFormatOptions(services)))
+  );
+}
+
 /** The block with this hash as the answer of eth_getBlockBy*, from the response cache when there. */
 function blockAnswer(services: Services, hash: Uint8Array, full: boolean): RawJson | null {
   const cache = responseCache(services);
-  const key = `block:${full ? 'full' : 'hashes'}:${bytes(hash)}`;
+  const key = blockKey(hash, full);
   const hit = cache.get(key);
   if (hit) return hit;
   const block = services.chain.getBlock(hash);

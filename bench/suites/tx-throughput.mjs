@@ -1,0 +1,496 @@
+#!/usr/bin/env node
+/**
+ * Transaction throughput: N signed ETH transfers, then N ERC-20 transfers, from many senders, sent
+ * with eth_sendRawTransaction as fast as the node takes them (bounded concurrency, each sender's
+ * nonces in order), then waited for until every one is mined. Signing happens before the clock
+ * starts. Figures: the send-phase rate (transactions accepted per second) and the end-to-end rate
+ * (count / time from the first send to the last receipt). Alder runs the dev network with mining
+ * on; Hardhat's node and Ganache run in the same process tree with automine, as they ship.
+ *
+ *   node bench/suites/tx-throughput.mjs [--tx-count=10000] [--tx-senders=100] [--tx-concurrency=32]
+ *        [--tx-phase-seconds=600] [--tx-nodes=alder,hardhat,ganache] [--tx-profile] [--no-peers]
+ *
+ * --tx-profile runs Alder under `node --cpu-prof` and prints the functions with the most self time.
+ * Prints a Markdown section on stdout, progress on stderr; every process started here is stopped by PID.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createRequire } from 'node:module';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
+import { createFeeMarket1559Tx } from '@ethereumjs/tx';
+import { bigIntToBytes, bytesToHex, concatBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { accountKey, addressOf, keccak256, SELECTORS, tokenInitCode } from '../genchain.mjs';
+import {
+  BIN,
+  fmt,
+  freePort,
+  hex,
+  killAll,
+  log,
+  memory,
+  parseOptions,
+  ROOT,
+  rpc,
+  start,
+  startGanachePeer,
+  startHardhatPeer,
+  stop,
+  table,
+  waitForRpc,
+} from '../lib.mjs';
+
+const require = createRequire(import.meta.url);
+const secp = require('secp256k1');
+
+const opt = parseOptions({
+  'tx-count': 10_000,
+  'tx-senders': 100,
+  'tx-concurrency': 32,
+  'tx-phase-seconds': 600,
+  'tx-nodes': 'alder,hardhat,ganache',
+});
+const NODES = new Set(String(opt['tx-nodes']).split(','));
+const COUNT = opt['tx-count'];
+const SENDERS = Math.min(opt['tx-senders'], COUNT);
+const CONCURRENCY = opt['tx-concurrency'];
+const PHASE_MS = opt['tx-phase-seconds'] * 1000;
+
+const CHAIN_ID = 1337n;
+/** A prefunded dev-network key (public test key); the peers fund it too. */
+const FUNDER = hexToBytes('0xc87509a1c067bbde78beb793e6fa76530b6382a4c0241e5e4a9ec0a0f44dc0d3');
+const COINBASE = '0x00000000000000000000000000000000000c0ffe';
+const GWEI = 10n ** 9n;
+const MAX_FEE = 100n * GWEI;
+const PRIORITY = GWEI;
+
+// ---------------------------------------------------------------------------------------------------
+// Signing (native secp256k1, outside the measured time)
+
+function ecsign(msgHash, privateKey) {
+  const { signature, recid } = secp.ecdsaSign(msgHash, privateKey);
+  const out = new Uint8Array(65);
+  out[0] = recid;
+  out.set(signature, 1);
+  return out;
+}
+const common = new Common({
+  chain: { ...Mainnet, chainId: Number(CHAIN_ID), name: 'bench-dev' },
+  hardfork: Hardfork.London,
+  customCrypto: { keccak256, ecsign },
+});
+
+function sign(key, fields) {
+  const tx = createFeeMarket1559Tx(
+    { chainId: CHAIN_ID, maxFeePerGas: MAX_FEE, maxPriorityFeePerGas: PRIORITY, ...fields },
+    { common },
+  ).sign(key);
+  return { raw: bytesToHex(tx.serialize()), hash: bytesToHex(tx.hash()) };
+}
+
+const word = (v) => setLengthLeft(typeof v === 'bigint' ? bigIntToBytes(v) : v, 32);
+const transferData = (to, amount) => concatBytes(SELECTORS.transfer, word(hexToBytes(to)), word(amount));
+
+const senderKeys = Array.from({ length: SENDERS }, (_, i) => accountKey(10_000 + i));
+const senders = senderKeys.map((k) => addressOf(k).toString());
+const funder = addressOf(FUNDER).toString();
+/** Recipients that hold nothing yet: every transfer writes a fresh account or slot, as in real traffic. */
+const recipient = (kind, i) => bytesToHex(keccak256(new TextEncoder().encode(`${kind}-${i}`)).subarray(12));
+
+/** COUNT transactions dealt round-robin over the senders, each sender's nonces from `firstNonce`. */
+function signBatch(kind, firstNonce, make) {
+  const lanes = senders.map(() => []);
+  for (let i = 0; i < COUNT; i++) {
+    const s = i % SENDERS;
+    const nonce = firstNonce + BigInt(lanes[s].length);
+    lanes[s].push(sign(senderKeys[s], { nonce, ...make(i) }));
+  }
+  return lanes;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Sending: a keep-alive HTTP client, one lane (sender) at a time per worker, nonces in order
+
+function makeClient(url) {
+  const u = new URL(url);
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  let id = 0;
+  return (body) =>
+    new Promise((resolve, reject) => {
+      const payload = Buffer.from(
+        JSON.stringify(Array.isArray(body) ? body : { jsonrpc: '2.0', id: ++id, ...body }),
+      );
+      const req = request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path: '/',
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': payload.length },
+        },
+        (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => {
+            try {
+              resolve(JSON.parse(Buffer.concat(chunks).toString()));
+            } catch (err) {
+              reject(err);
+            }
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+}
+
+async function sendLanes(call, lanes, deadline) {
+  let errors = 0;
+  let firstError;
+  let sent = 0;
+  // Worker w owns senders w, w+C, …; it sends their transactions interleaved, each answer awaited.
+  const workers = Array.from({ length: Math.min(CONCURRENCY, lanes.length) }, async (_, w) => {
+    const mine = lanes.filter((_, i) => i % CONCURRENCY === w);
+    const longest = Math.max(...mine.map((l) => l.length));
+    for (let r = 0; r < longest; r++) {
+      for (const lane of mine) {
+        const tx = lane[r];
+        if (!tx) continue;
+        if (performance.now() > deadline) return;
+        const res = await call({ method: 'eth_sendRawTransaction', params: [tx.raw] });
+        if (res.error || res.result !== tx.hash) {
+          errors++;
+          firstError ??= res.error?.message ?? `unexpected result ${res.result}`;
+        } else sent++;
+      }
+    }
+  });
+  await Promise.all(workers);
+  return { sent, errors, firstError };
+}
+
+/** Waits until every sender's mined nonce reaches its target; resolves with the time that was seen. */
+async function waitMined(call, targets, deadline) {
+  const left = new Set(targets.keys());
+  while (left.size > 0) {
+    if (performance.now() > deadline) return undefined;
+    const ids = [...left];
+    const res = await call(
+      ids.map((s, i) => ({
+        jsonrpc: '2.0',
+        id: i,
+        method: 'eth_getTransactionCount',
+        params: [senders[s], 'latest'],
+      })),
+    );
+    const now = performance.now();
+    for (const r of res)
+      if (r.result !== undefined && BigInt(r.result) >= targets.get(ids[r.id])) left.delete(ids[r.id]);
+    if (left.size === 0) return now;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return performance.now();
+}
+
+/** Every receipt (after the clock stopped): how many succeeded, and the blocks they landed in. */
+async function checkReceipts(call, lanes) {
+  const hashes = lanes.flat().map((t) => t.hash);
+  let ok = 0;
+  let missing = 0;
+  const blocks = new Set();
+  for (let i = 0; i < hashes.length; i += 200) {
+    const res = await call(
+      hashes
+        .slice(i, i + 200)
+        .map((h, j) => ({ jsonrpc: '2.0', id: j, method: 'eth_getTransactionReceipt', params: [h] })),
+    );
+    for (const r of res) {
+      if (!r.result) missing++;
+      else {
+        if (r.result.status === '0x1') ok++;
+        blocks.add(r.result.blockNumber);
+      }
+    }
+  }
+  return { ok, missing, blocks: blocks.size };
+}
+
+async function phase(call, name, lanes) {
+  const deadline = performance.now() + PHASE_MS;
+  const t0 = performance.now();
+  const sendResult = await sendLanes(call, lanes, deadline);
+  const tSent = performance.now();
+  const finals = new Map();
+  const nonces = await call(
+    senders.map((a, i) => ({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'eth_getTransactionCount',
+      params: [a, 'pending'],
+    })),
+  );
+  for (const r of nonces) finals.set(r.id, BigInt(r.result ?? 0));
+  const tDone = await waitMined(call, finals, t0 + PHASE_MS);
+  const receipts = await checkReceipts(call, lanes);
+  const result = {
+    name,
+    count: COUNT,
+    ...sendResult,
+    sendSeconds: (tSent - t0) / 1000,
+    totalSeconds: tDone === undefined ? undefined : (tDone - t0) / 1000,
+    ...receipts,
+  };
+  result.sendRate = result.sent / result.sendSeconds;
+  result.rate = result.totalSeconds === undefined ? Number.NaN : result.ok / result.totalSeconds;
+  log(
+    `  ${name}: sent ${result.sent} (${result.errors} errors${result.firstError ? `: ${result.firstError}` : ''}) in ${fmt(result.sendSeconds, 1)} s = ${fmt(result.sendRate)} tx/s; ` +
+      `mined ${result.ok} ok, ${result.missing} missing, in ${result.blocks} blocks; ` +
+      `${result.totalSeconds === undefined ? 'timed out' : `${fmt(result.totalSeconds, 1)} s = ${fmt(result.rate)} tx/s`}`,
+  );
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Set-up per node (not measured): senders funded with ETH, the token deployed, senders given tokens
+
+async function waitReceipt(url, hash, seconds = opt['tx-phase-seconds']) {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const r = await rpc(url, 'eth_getTransactionReceipt', [hash]);
+    if (r) return r;
+    if (Date.now() > deadline) throw new Error(`no receipt for ${hash} within ${seconds} s`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
+async function sendAll(url, txs) {
+  for (const t of txs) {
+    const h = await rpc(url, 'eth_sendRawTransaction', [t.raw]);
+    if (h !== t.hash) throw new Error(`set-up transaction answered ${h}`);
+  }
+  for (const t of txs) {
+    const r = await waitReceipt(url, t.hash);
+    if (r.status !== '0x1') throw new Error(`set-up transaction ${t.hash} failed`);
+  }
+}
+
+async function prepare(url, { fundSenders }) {
+  let nonce = BigInt(await rpc(url, 'eth_getTransactionCount', [funder, 'pending']));
+  if (fundSenders) {
+    await sendAll(
+      url,
+      senders.map((to) => sign(FUNDER, { nonce: nonce++, gasLimit: 21_000n, to, value: 10n ** 20n })),
+    );
+  }
+  const deploy = sign(FUNDER, { nonce: nonce++, gasLimit: 1_000_000n, data: tokenInitCode() });
+  await sendAll(url, [deploy]);
+  const token = (await rpc(url, 'eth_getTransactionReceipt', [deploy.hash])).contractAddress;
+  await sendAll(
+    url,
+    senders.map((to) =>
+      sign(FUNDER, { nonce: nonce++, gasLimit: 100_000n, to: token, data: transferData(to, 10n ** 24n) }),
+    ),
+  );
+  const first = BigInt(await rpc(url, 'eth_getTransactionCount', [senders[0], 'pending']));
+  return { token, first };
+}
+
+async function measure(name, url, { fundSenders }) {
+  log(`${name}: set-up (${SENDERS} senders${fundSenders ? ' funded' : ''}, token deployed and distributed)`);
+  const { token, first } = await prepare(url, { fundSenders });
+  log(`${name}: signing ${COUNT} ETH and ${COUNT} token transfers`);
+  const eth = signBatch('eth', first, (i) => ({ gasLimit: 21_000n, to: recipient('eth', i), value: 1n }));
+  const perSender = BigInt(Math.ceil(COUNT / SENDERS));
+  const erc20 = signBatch('erc20', first + perSender, (i) => ({
+    gasLimit: 80_000n,
+    to: token,
+    data: transferData(recipient('erc20', i), 1n),
+  }));
+  const call = makeClient(url);
+  log(`${name}: ETH transfers`);
+  const ethResult = await phase(call, 'ETH transfers', eth);
+  log(`${name}: ERC-20 transfers`);
+  const tokenResult = await phase(call, 'ERC-20 transfers', erc20);
+  return { eth: ethResult, erc20: tokenResult };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Nodes
+
+async function startAlder(work, profileDir) {
+  const port = await freePort();
+  const data = join(work, 'alder');
+  const args = [
+    ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    BIN,
+    '--network=dev',
+    `--data-path=${data}`,
+    '--miner-enabled',
+    `--miner-coinbase=${COINBASE}`,
+    '--rpc-http-enabled',
+    '--rpc-http-host=127.0.0.1',
+    `--rpc-http-port=${port}`,
+    // The sequenced pool's default (4096) is below one phase; Besu's layered pool holds far more.
+    `--tx-pool-max-size=${COUNT + SENDERS + 100}`,
+  ];
+  const proc = start(process.execPath, args);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForRpc(url, proc);
+  return { proc, url };
+}
+
+/** Self time per function of a .cpuprofile, largest first. */
+function summarizeProfile(path, top = 25) {
+  const prof = JSON.parse(readFileSync(path, 'utf8'));
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+  const self = new Map();
+  let total = 0;
+  for (let i = 0; i < prof.samples.length; i++) {
+    const n = byId.get(prof.samples[i]);
+    const dt = prof.timeDeltas[i] ?? 0;
+    total += dt;
+    const f = n.callFrame;
+    const where = f.url
+      ? `${f.url.replace(/^file:\/\//, '').replace(`${ROOT}/`, '')}:${f.lineNumber + 1}`
+      : '';
+    const key = `${f.functionName || '(anonymous)'} ${where}`.trim();
+    self.set(key, (self.get(key) ?? 0) + dt);
+  }
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([k, us]) => [k, fmt((100 * us) / total, 1), fmt(us / 1000)]);
+}
+
+function row(name, r) {
+  return [
+    name,
+    fmt(r.eth.sendRate),
+    fmt(r.eth.rate),
+    `${r.eth.ok}/${COUNT} in ${r.eth.blocks}`,
+    fmt(r.erc20.sendRate),
+    fmt(r.erc20.rate),
+    `${r.erc20.ok}/${COUNT} in ${r.erc20.blocks}`,
+  ];
+}
+
+async function main() {
+  if (!existsSync(join(ROOT, 'dist/cli/main.js')))
+    throw new Error('dist/ is missing: run `npm run build` first');
+  const work = mkdtempSync(join(tmpdir(), 'alder-bench-tx-'));
+  const results = {};
+  const mem = {};
+  let profile;
+  try {
+    if (NODES.has('alder')) {
+      const profileDir = opt['tx-profile'] ? join(work, 'profile') : undefined;
+      if (profileDir) mkdirSync(profileDir);
+      log('alder: dev network, mining on');
+      const alder = await startAlder(work, profileDir);
+      try {
+        results.alder = await measure('alder', alder.url, { fundSenders: true });
+        mem.alder = memory(alder.proc.pid);
+      } finally {
+        await stop(alder.proc);
+      }
+      if (profileDir) {
+        const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+        if (file) profile = summarizeProfile(join(profileDir, file));
+        else log('  no CPU profile was written');
+      }
+    }
+    if (!opt['no-peers']) {
+      const keys = [bytesToHex(FUNDER), ...senderKeys.map(bytesToHex)];
+      for (const [name, starter] of [
+        ['hardhat', () => startHardhatPeer(work, { keys, chainId: CHAIN_ID })],
+        ['ganache', () => startGanachePeer({ keys, chainId: CHAIN_ID })],
+      ]) {
+        if (!NODES.has(name)) continue;
+        let peer;
+        try {
+          log(`${name}: automine`);
+          peer = await starter();
+          results[name] = await measure(name, peer.url, { fundSenders: false });
+          mem[name] = memory(peer.proc.pid);
+        } catch (err) {
+          log(`  ${name} failed: ${err.message.split('\n')[0]}`);
+        } finally {
+          if (peer) await stop(peer.proc);
+        }
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+
+  const out = [];
+  out.push('## Transaction throughput');
+  out.push('');
+  out.push(
+    `${COUNT} signed ETH transfers, then ${COUNT} ERC-20 transfers (the bench token), from ${SENDERS} senders, ` +
+      `sent with eth_sendRawTransaction over ${CONCURRENCY} keep-alive connections (each sender's nonces in order); ` +
+      'signed before the clock starts. "send" = transactions accepted per second while sending; "mined" = transactions ' +
+      'per second from the first send until the last one is mined (all receipts present). ' +
+      `Alder: --network=dev with mining on; Hardhat's node and Ganache: automine (one block per transaction), ` +
+      `same machine, same run (${cpus().length} cores, shared: figures are noisy).`,
+  );
+  out.push('');
+  const rows = Object.entries(results).map(([n, r]) => row(n, r));
+  out.push(
+    table(
+      [
+        'node',
+        'ETH send tx/s',
+        'ETH mined tx/s',
+        'ETH ok / blocks',
+        'ERC-20 send tx/s',
+        'ERC-20 mined tx/s',
+        'ERC-20 ok / blocks',
+      ],
+      rows,
+    ),
+  );
+  out.push('');
+  const ratios = [];
+  for (const peer of ['hardhat', 'ganache']) {
+    if (!results.alder || !results[peer]) continue;
+    const a = results.alder;
+    const p = results[peer];
+    ratios.push([
+      `Alder / ${peer}`,
+      `${fmt(a.eth.sendRate / p.eth.sendRate, 2)}×`,
+      `${fmt(a.eth.rate / p.eth.rate, 2)}×`,
+      `${fmt(a.erc20.sendRate / p.erc20.sendRate, 2)}×`,
+      `${fmt(a.erc20.rate / p.erc20.rate, 2)}×`,
+    ]);
+  }
+  if (ratios.length) {
+    out.push(table(['ratio', 'ETH send', 'ETH mined', 'ERC-20 send', 'ERC-20 mined'], ratios));
+    out.push('');
+  }
+  out.push(
+    `Memory after the run (RSS MiB): ${Object.entries(mem)
+      .map(([n, m]) => `${n} ${fmt(m.rss)} (peak ${fmt(m.peak)})`)
+      .join(', ')}.`,
+  );
+  out.push('');
+  out.push(
+    "For scale: Besu's published figure for a 4-validator private network is 520–645 ERC-20 tx/s, on far larger machines.",
+  );
+  if (profile) {
+    out.push('');
+    out.push('### Alder CPU profile (self time, whole run)');
+    out.push('');
+    out.push(table(['function', '%', 'ms'], profile));
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`tx-throughput failed: ${err.stack ?? err}\n`);
+  killAll();
+  process.exit(1);
+});
