@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * Execution API throughput: eth_call of a view function (one SLOAD), eth_call of a ~1M-gas compute
- * loop, and eth_estimateGas of that loop, each as requests/s with p50/p99 latency, for Alder and, in
- * the same run, Hardhat's node and Ganache. The peers get the contract through eth_sendTransaction;
+ * loop, eth_estimateGas of that loop and eth_createAccessList of the view, each as requests/s with
+ * p50/p99 latency and the server's CPU time per request (user + system, so that figures taken on a
+ * shared machine still compare), for Alder and, in the same run, Hardhat's node and Ganache. The peers get the contract through eth_sendTransaction;
  * Alder gets the same runtime code and storage from its genesis alloc. Prints a Markdown section
  * (progress on stderr).
  *
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   BIN,
+  cpuSeconds,
   fmt,
   freePort,
   hex,
@@ -100,6 +102,10 @@ function workloads(contract) {
       name: 'eth_estimateGas (~1M gas loop)',
       bodies: [body('eth_estimateGas', [{ from: SENDER, to: contract, data: COMPUTE_DATA }])],
     },
+    {
+      name: 'eth_createAccessList (view)',
+      bodies: [body('eth_createAccessList', [{ from: SENDER, to: contract, data: '0x' }, 'latest'])],
+    },
   ];
 }
 
@@ -113,7 +119,7 @@ async function load(url, bodies, { requests, seconds }, work) {
   return JSON.parse(r.output.trim().split('\n').pop());
 }
 
-async function measure(name, url, contract, work) {
+async function measure(name, url, contract, work, pid) {
   const out = {};
   for (const w of workloads(contract)) {
     // The answers must be right before they are fast.
@@ -126,19 +132,29 @@ async function measure(name, url, contract, work) {
         })
       ).text(),
     );
-    if (check.error) throw new Error(`${name} ${w.name}: ${JSON.stringify(check.error)}`);
+    if (check.error) {
+      // A peer without the method is left out of that row; Alder must answer every workload.
+      if (name === 'Alder') throw new Error(`${name} ${w.name}: ${JSON.stringify(check.error)}`);
+      log(`${name} ${w.name} skipped: ${JSON.stringify(check.error)}`);
+      continue;
+    }
     await load(url, w.bodies, { requests: 300, seconds: 1 }, work);
     const rs = [];
-    for (let i = 0; i < opt.runs; i++)
-      rs.push(await load(url, w.bodies, { requests: opt.requests, seconds: opt.seconds }, work));
+    for (let i = 0; i < opt.runs; i++) {
+      const cpu0 = cpuSeconds(pid);
+      const r = await load(url, w.bodies, { requests: opt.requests, seconds: opt.seconds }, work);
+      r.cpuMs = ((cpuSeconds(pid) - cpu0) * 1000) / Math.max(1, r.count);
+      rs.push(r);
+    }
     const mid = [...rs].sort((a, b) => a.rps - b.rps)[Math.floor((rs.length - 1) / 2)];
     out[w.name] = {
       rps: median(rs.map((r) => r.rps)),
       p50: mid.p50,
       p99: mid.p99,
+      cpuMs: median(rs.map((r) => r.cpuMs)),
       errors: rs.reduce((s, r) => s + r.errors, 0),
     };
-    log(`${name} ${w.name}: ${fmt(out[w.name].rps)} req/s`);
+    log(`${name} ${w.name}: ${fmt(out[w.name].rps)} req/s, ${fmt(out[w.name].cpuMs, 3)} ms CPU/req`);
   }
   return out;
 }
@@ -174,7 +190,7 @@ async function main() {
     ]);
     const alderUrl = `http://127.0.0.1:${port}`;
     await waitForRpc(alderUrl, alder);
-    results.Alder = await measure('Alder', alderUrl, CONTRACT, work);
+    results.Alder = await measure('Alder', alderUrl, CONTRACT, work, alder.pid);
     await stop(alder);
 
     for (const [name, startPeer] of [
@@ -186,7 +202,7 @@ async function main() {
       try {
         peer = await startPeer();
         const address = await deployOnPeer(peer.url);
-        results[name] = await measure(name, peer.url, address, work);
+        results[name] = await measure(name, peer.url, address, work, peer.proc.pid);
       } catch (err) {
         log(`${name} skipped: ${err.message}`);
       } finally {
@@ -202,19 +218,29 @@ async function main() {
   const rows = [];
   for (const w of workloads(CONTRACT)) {
     const a = results.Alder?.[w.name];
-    const row = [w.name, fmt(a?.rps), `${fmt(a?.p50, 1)} / ${fmt(a?.p99, 1)}`];
+    const row = [w.name, fmt(a?.rps), `${fmt(a?.p50, 1)} / ${fmt(a?.p99, 1)}`, fmt(a?.cpuMs, 3)];
     for (const p of peers) {
       const r = results[p][w.name];
-      row.push(fmt(r?.rps), `${fmt(r?.p50, 1)} / ${fmt(r?.p99, 1)}`, r ? `${fmt(a.rps / r.rps, 2)}×` : '-');
+      row.push(
+        fmt(r?.rps),
+        `${fmt(r?.p50, 1)} / ${fmt(r?.p99, 1)}`,
+        fmt(r?.cpuMs, 3),
+        r ? `${fmt(a.rps / r.rps, 2)}× / ${fmt(r.cpuMs / a.cpuMs, 2)}×` : '-',
+      );
     }
     rows.push(row);
   }
-  const headers = ['workload', 'Alder req/s', 'Alder p50/p99 ms'];
-  for (const p of peers) headers.push(`${p} req/s`, `${p} p50/p99 ms`, `Alder ÷ ${p}`);
+  const headers = ['workload', 'Alder req/s', 'Alder p50/p99 ms', 'Alder CPU ms/req'];
+  for (const p of peers) {
+    headers.push(`${p} req/s`, `${p} p50/p99 ms`, `${p} CPU ms/req`, `vs ${p}: req/s ratio / CPU ratio`);
+  }
   process.stdout.write(
-    `## Execution API (eth_call, eth_estimateGas)\n\n${table(headers, rows)}\n\n` +
+    `## Execution API (eth_call, eth_estimateGas, eth_createAccessList)\n\n${table(headers, rows)}\n\n` +
       `Same contract on every node (view: one SLOAD; compute: a ${LOOP_TURNS}-turn loop, ~1M gas), ` +
-      `${opt.concurrency} connections, median of ${opt.runs} runs of up to ${opt.requests} requests or ${opt.seconds} s.\n\n`,
+      `${opt.concurrency} connections, median of ${opt.runs} runs of up to ${opt.requests} requests or ${opt.seconds} s. ` +
+      "CPU ms/req is the server process's user + system time per answered request (10 ms clock ticks); " +
+      "the ratios are Alder's throughput over the peer's and the peer's CPU per request over Alder's " +
+      '(above 1 = Alder ahead).\n\n',
   );
 }
 

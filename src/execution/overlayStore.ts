@@ -4,7 +4,12 @@
  * into the store that block import drains into LMDB (storage tries of the EthereumJS state manager
  * write through to their store even inside checkpoints).
  */
-import type { BatchDBOp, DB } from '@ethereumjs/util';
+import type { Common } from '@ethereumjs/common';
+import { MerklePatriciaTrie } from '@ethereumjs/mpt';
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { type BatchDBOp, type DB, ValueEncoding } from '@ethereumjs/util';
+import { keccak256 } from '../crypto/index.js';
+import type { WorldState } from '../state/worldState.js';
 
 export class OverlayStore implements DB<string, Uint8Array> {
   private readonly writes = new Map<string, Uint8Array>();
@@ -34,4 +39,26 @@ export class OverlayStore implements DB<string, Uint8Array> {
   open(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+/** A trie at `root` (account or storage: keys are hashed) over `db`. */
+export function overlayTrie(
+  db: DB<string, Uint8Array>,
+  root: Uint8Array,
+  common?: Common,
+): MerklePatriciaTrie {
+  return new MerklePatriciaTrie({
+    db,
+    useKeyHashing: true,
+    useKeyHashingFunction: keccak256,
+    valueEncoding: ValueEncoding.Bytes,
+    root,
+    common,
+  });
+}
+
+/** A private state at `root`: reads fall through to the shared trie, writes stay in an overlay. */
+export function openOverlayState(world: WorldState, root: Uint8Array, common: Common): MerkleStateManager {
+  const trie = overlayTrie(new OverlayStore(world.store), root, common);
+  return new MerkleStateManager({ trie, common, caches: new Caches() });
 }

@@ -1,37 +1,32 @@
 /**
  * Simulates a transaction on the state of a block, as Besu's transaction simulator does for
  * eth_call, eth_estimateGas and eth_createAccessList: state = the block's state root, block
- * environment = the block's own header. Nothing reaches the chain's store: the state manager reads
- * the shared trie through an overlay that keeps every write, and the whole run sits inside a
- * checkpoint that is reverted, so the state manager never flushes.
+ * environment = the block's own header. Nothing reaches the chain's store: each run's writes and
+ * overrides stay in its `CallState` overlay, which is dropped afterwards, while the committed state
+ * it reads is memoised in a `StateSnapshot` shared by every call at that state root. VMs are pooled
+ * per block, so a call at a warm block builds nothing but its transaction.
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { type CustomPrecompile, getActivePrecompiles } from '@ethereumjs/evm';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import {
   createAccessList2930Tx,
   createBlob4844Tx,
   createEOACode7702Tx,
   createFeeMarket1559Tx,
   createLegacyTx,
+  paramsTx,
   type TypedTransaction,
 } from '@ethereumjs/tx';
-import {
-  Account,
-  Address,
-  bytesToHex,
-  equalsBytes,
-  KECCAK256_NULL,
-  setLengthLeft,
-  ValueEncoding,
-} from '@ethereumjs/util';
+import { Account, Address, bytesToHex, equalsBytes, KECCAK256_NULL, setLengthLeft } from '@ethereumjs/util';
 import { createVM, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
-import { keccak256 } from '../crypto/index.js';
 import type { WorldState } from '../state/worldState.js';
-import { OverlayStore } from './overlayStore.js';
+import { CallState } from './callState.js';
+import { useFastCommonLookups } from './commonLookups.js';
+import { ContentCache, StateSnapshot } from './stateSnapshot.js';
+
+export { openOverlayState } from './overlayStore.js';
 
 export type AccessListEntry = [Uint8Array, Uint8Array[]];
 
@@ -115,19 +110,6 @@ export interface SimulateOptions {
   reportAccessList?: boolean;
 }
 
-/** A private state at `root`: reads fall through to the shared trie, writes stay in an overlay. */
-export function openOverlayState(world: WorldState, root: Uint8Array, common: Common): MerkleStateManager {
-  const trie = new MerklePatriciaTrie({
-    db: new OverlayStore(world.store),
-    useKeyHashing: true,
-    useKeyHashingFunction: keccak256,
-    valueEncoding: ValueEncoding.Bytes,
-    root,
-    common,
-  });
-  return new MerkleStateManager({ trie, common, caches: new Caches() });
-}
-
 /** BLOCKHASH for a simulated block: the ancestors of its header. */
 class AncestorHashes {
   constructor(
@@ -164,8 +146,10 @@ function intrinsicGasOf(tx: TypedTransaction): bigint {
 
 interface SimContext {
   vm: VM;
-  state: MerkleStateManager;
+  state: CallState;
   common: Common;
+  /** What the context's transactions are built with (see `sharedTxCommon`). */
+  txCommon: Common;
   /** The block it is at; undefined for one-off contexts (moved precompiles), never pooled. */
   key?: string;
 }
@@ -173,17 +157,42 @@ interface SimContext {
 /** Blocks with idle contexts kept, and idle contexts kept per block (one per concurrent caller). */
 const MAX_BLOCKS = 4;
 const MAX_IDLE_PER_BLOCK = 16;
+/** State roots whose snapshots are kept for new contexts (contexts hold their own). */
+const MAX_SNAPSHOTS = 8;
+
+/**
+ * A Common for building call transactions with. Every transaction constructor copies the Common it
+ * is given and merges the transaction parameters into the copy, which rebuilds the whole parameter
+ * table (a sixth of a view call's time). Here that is done once per context: the copy already holds
+ * the transaction parameters, and copying or re-merging it hands back the same object. Transactions
+ * never change their Common's hardfork or parameters, so sharing it between them is safe.
+ */
+function sharedTxCommon(common: Common): Common {
+  const shared = common.copy();
+  shared.updateParams(paramsTx);
+  useFastCommonLookups(shared);
+  Object.defineProperties(shared, {
+    copy: { value: () => shared },
+    updateParams: { value: () => {} },
+  });
+  return shared;
+}
 
 export class CallSimulator {
   /** Idle contexts by block hash, most recently used block last. */
   private readonly idle = new Map<string, SimContext[]>();
+  /** Committed state by state root, most recently used last. */
+  private readonly snapshots = new Map<string, StateSnapshot>();
+  private readonly content: ContentCache;
 
   constructor(
     private readonly chain: ChainStore,
-    private readonly world: WorldState,
+    world: WorldState,
     /** 0 = no cap. */
     private readonly gasCap: bigint,
-  ) {}
+  ) {
+    this.content = new ContentCache(world);
+  }
 
   /** The gas limit a call runs with: the given gas or the block's, capped by --rpc-gas-cap. */
   gasLimitFor(header: BlockHeader, call: CallRequest): bigint {
@@ -203,8 +212,19 @@ export class CallSimulator {
     return gas;
   }
 
-  private openState(root: Uint8Array, common: Common): MerkleStateManager {
-    return openOverlayState(this.world, root, common);
+  private snapshotAt(header: BlockHeader): StateSnapshot {
+    const key = bytesToHex(header.stateRoot);
+    let snapshot = this.snapshots.get(key);
+    if (snapshot) {
+      this.snapshots.delete(key);
+    } else {
+      snapshot = new StateSnapshot(this.content, header.stateRoot, header.common);
+      if (this.snapshots.size >= MAX_SNAPSHOTS) {
+        this.snapshots.delete(this.snapshots.keys().next().value as string);
+      }
+    }
+    this.snapshots.set(key, snapshot);
+    return snapshot;
   }
 
   async simulate(
@@ -215,17 +235,11 @@ export class CallSimulator {
     const moving =
       opts.overrides !== undefined && [...opts.overrides.values()].some((o) => o.movePrecompileToAddress);
     const ctx = moving ? await this.freshContext(header, opts.overrides) : await this.acquire(header);
-    const { vm, state, common } = ctx;
-    await state.checkpoint();
     try {
-      if (opts.overrides) await applyOverrides(state, opts.overrides);
-      return await this.run(vm, state, header, common, call, opts);
+      if (opts.overrides) await applyOverrides(ctx.state, opts.overrides);
+      return await this.run(ctx, header, call, opts);
     } finally {
-      await state.revert();
-      // Drop any per-run patches of the sender's account reads (see run()).
-      const patched = state as unknown as Record<string, unknown>;
-      delete patched.getAccount;
-      delete patched.putAccount;
+      ctx.state.reset();
       this.release(ctx);
     }
   }
@@ -245,9 +259,9 @@ export class CallSimulator {
   }
 
   /**
-   * A VM at the block, reused while idle: calls at the same block skip building a VM and keep the
-   * state manager's read caches (every run is reverted, so the caches hold only the block's own
-   * state). Each concurrent call holds its own context; released ones wait in a per-block pool.
+   * A VM at the block, reused while idle: calls at the same block skip building a VM (its state is
+   * reset after every run). Each concurrent call holds its own context; released ones wait in a
+   * per-block pool.
    */
   private async acquire(header: BlockHeader): Promise<SimContext> {
     const key = bytesToHex(header.hash());
@@ -269,7 +283,8 @@ export class CallSimulator {
     overrides: StateOverrides | undefined,
   ): Promise<SimContext> {
     const common = header.common.copy();
-    const state = this.openState(header.stateRoot, common);
+    useFastCommonLookups(common);
+    const state = new CallState(this.snapshotAt(header));
     const moved: CustomPrecompile[] = [];
     if (overrides) {
       const active = getActivePrecompiles(common);
@@ -287,17 +302,16 @@ export class CallSimulator {
       blockchain: new AncestorHashes(this.chain, header) as never,
       evmOpts: moved.length > 0 ? { customPrecompiles: moved } : undefined,
     });
-    return { vm, state, common };
+    return { vm, state, common, txCommon: sharedTxCommon(common) };
   }
 
   private async run(
-    vm: VM,
-    state: MerkleStateManager,
+    ctx: SimContext,
     header: BlockHeader,
-    common: Common,
     call: CallRequest,
     opts: SimulateOptions,
   ): Promise<SimulationResult> {
+    const { vm, state, common } = ctx;
     const from = new Address(call.from ?? ZERO_ADDRESS);
     const gasLimit = opts.gasLimit ?? this.gasLimitFor(header, call);
     const baseFee = header.baseFeePerGas;
@@ -326,7 +340,7 @@ export class CallSimulator {
       );
     }
 
-    const txOpts = { common, freeze: false };
+    const txOpts = { common: ctx.txCommon, freeze: false };
     const base = {
       nonce,
       gasLimit,
@@ -442,29 +456,7 @@ export class CallSimulator {
 
     // The simulator lets contracts be senders (EIP-3607 is a pool and block rule): present the sender
     // as code-less for the validation read only.
-    const hasCode = !equalsBytes(account.codeHash, KECCAK256_NULL);
-    if (hasCode) {
-      const codeHash = account.codeHash;
-      const original = state.getAccount.bind(state);
-      let first = true;
-      state.getAccount = async (a: Address) => {
-        const acc = await original(a);
-        if (first && acc && a.equals(from)) {
-          first = false;
-          const copy = new Account(acc.nonce, acc.balance, acc.storageRoot, KECCAK256_NULL);
-          // Restore the code hash when runTx writes the sender back.
-          const put = state.putAccount.bind(state);
-          state.putAccount = async (addr: Address, value?: Account) => {
-            if (value && addr.equals(from) && equalsBytes(value.codeHash, KECCAK256_NULL)) {
-              value.codeHash = codeHash;
-            }
-            return put(addr, value);
-          };
-          return copy;
-        }
-        return acc;
-      };
-    }
+    if (!equalsBytes(account.codeHash, KECCAK256_NULL)) state.presentCodeless(from, account.codeHash);
 
     let result: RunTxResult;
     try {
@@ -557,7 +549,7 @@ function blockEnv(header: BlockHeader, zeroBaseFee: boolean): Block {
   return { header: h, common: header.common } as unknown as Block;
 }
 
-async function applyOverrides(state: MerkleStateManager, overrides: StateOverrides): Promise<void> {
+async function applyOverrides(state: CallState, overrides: StateOverrides): Promise<void> {
   for (const [addr, o] of overrides) {
     const address = new Address(Uint8Array.from(Buffer.from(addr.slice(2), 'hex')));
     if (o.balance !== undefined || o.nonce !== undefined) {
