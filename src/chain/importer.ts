@@ -10,6 +10,7 @@ import { Caches, type MerkleStateManager } from '@ethereumjs/statemanager';
 import { type Address, bytesToHex } from '@ethereumjs/util';
 import { createVM, encodeReceipt, runBlock, type VM } from '@ethereumjs/vm';
 import type { WriteBatch } from '../db/database.js';
+import { useFastCommonLookups } from '../execution/commonLookups.js';
 import type { TrieStore } from '../state/trieStore.js';
 import type { WorldState } from '../state/worldState.js';
 import { bytesEqual, type ChainStore } from './chainStore.js';
@@ -195,8 +196,11 @@ export class BlockImporter {
     if (!this.vm) {
       this.caches = new Caches();
       this.state = this.world.open(undefined, this.caches);
+      const common = (this.opts.executionCommon ?? this.chain.common).copy();
+      // The interpreter asks Common about EIPs at least twice per opcode; answer from a table.
+      useFastCommonLookups(common);
       this.vm = await createVM({
-        common: (this.opts.executionCommon ?? this.chain.common).copy(),
+        common,
         stateManager: this.state,
         blockchain: this.hashes as never,
         // Without an execution Common the VM's own (slow) Clique path runs, and its EVM needs the signer.

@@ -178,6 +178,15 @@ function sharedTxCommon(common: Common): Common {
   return shared;
 }
 
+/** The author of `header`, worked out once, whatever header the EVM later asks about. */
+function authorOf(author: (header: BlockHeader) => Address, header: BlockHeader): () => Address {
+  let address: Address | undefined;
+  return () => {
+    address ??= author(header);
+    return address;
+  };
+}
+
 export class CallSimulator {
   /** Idle contexts by block hash, most recently used block last. */
   private readonly idle = new Map<string, SimContext[]>();
@@ -190,6 +199,12 @@ export class CallSimulator {
     world: WorldState,
     /** 0 = no cap. */
     private readonly gasCap: bigint,
+    /**
+     * Proof of authority: who sealed a block (its fee recipient, and what COINBASE reads in calls on
+     * its state, as Besu's mining-beneficiary rule has it). The EVM runs no code on such a chain
+     * without it.
+     */
+    private readonly blockAuthor?: (header: BlockHeader) => Address,
   ) {
     this.content = new ContentCache(world);
   }
@@ -300,7 +315,10 @@ export class CallSimulator {
       common,
       stateManager: state,
       blockchain: new AncestorHashes(this.chain, header) as never,
-      evmOpts: moved.length > 0 ? { customPrecompiles: moved } : undefined,
+      evmOpts: {
+        ...(moved.length > 0 ? { customPrecompiles: moved } : {}),
+        ...(this.blockAuthor ? { cliqueSigner: authorOf(this.blockAuthor, header) } : {}),
+      },
     });
     return { vm, state, common, txCommon: sharedTxCommon(common) };
   }

@@ -143,6 +143,11 @@ describe('Clique node (CLI)', () => {
     );
     const slot = await rpc<string>(url, 'eth_getStorageAt', [COINBASE_RECORDER, '0x0', 'latest']);
     expect(slot).toBe(`0x${A.address.slice(2).padStart(64, '0')}`);
+    // Calls run contract code on the chain's state too (COINBASE: the block's signer).
+    expect(await rpc(url, 'eth_call', [{ to: COINBASE_RECORDER }, 'latest'])).toBe('0x');
+    expect(
+      BigInt(await rpc<string>(url, 'eth_estimateGas', [{ from: FUNDED.address, to: COINBASE_RECORDER }])),
+    ).toBeGreaterThan(21000n);
 
     // Vote B in: one signer is a majority of one.
     expect(await rpc(url, 'clique_propose', [B.address, true])).toBe(true);

@@ -3,7 +3,9 @@
  * and state override decoders, the block the call runs on, and how simulation outcomes become
  * Besu's errors.
  */
+
 import type { BlockHeader } from '@ethereumjs/block';
+import { createAddressFromString } from '@ethereumjs/util';
 import {
   type AccountOverride,
   type CallRequest,
@@ -35,7 +37,13 @@ const simulators = new WeakMap<Services, CallSimulator>();
 export function simulatorOf(services: Services): CallSimulator {
   let s = simulators.get(services);
   if (!s) {
-    s = new CallSimulator(services.chain, services.world, services.config.rpcGasCap);
+    const clique = services.clique;
+    s = new CallSimulator(
+      services.chain,
+      services.world,
+      services.config.rpcGasCap,
+      clique ? (header) => createAddressFromString(clique.proposerOf(header)) : undefined,
+    );
     simulators.set(services, s);
   }
   return s;
