@@ -219,6 +219,11 @@ export class BlockSimulator {
     private readonly world: WorldState,
     /** 0 = no cap. */
     private readonly gasCap: bigint,
+    /**
+     * Proof of authority: a Common of the same forks without the Clique rules, so that simulated
+     * (unsealed) blocks pay their fee recipient as any block does.
+     */
+    private readonly executionCommon?: Common,
   ) {}
 
   async simulate(base: BlockHeader, req: SimulateRequest): Promise<SimulatedBlock[]> {
@@ -226,7 +231,8 @@ export class BlockSimulator {
     if (BigInt(req.blocks.length) > MAX_BLOCKS) throw new SimulateError('CLIENT_LIMIT', 'too many blocks');
     const planned = planBlocks(base, req.blocks);
 
-    const common = base.common.copy();
+    const common = (this.executionCommon ?? base.common).copy();
+    if (this.executionCommon) common.setHardforkBy({ blockNumber: base.number, timestamp: base.timestamp });
     const state = openOverlayState(this.world, base.stateRoot, common);
     const ancestors = new SimulatedAncestors(this.chain, base);
     // BASEFEE reads the block's own base fee even when a call runs unpriced against a zero one.

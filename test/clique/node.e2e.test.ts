@@ -144,6 +144,11 @@ describe('Clique node (CLI)', () => {
     const slot = await rpc<string>(url, 'eth_getStorageAt', [COINBASE_RECORDER, '0x0', 'latest']);
     expect(slot).toBe(`0x${A.address.slice(2).padStart(64, '0')}`);
     // Calls run contract code on the chain's state too (COINBASE: the block's signer).
+    const simulated = await rpc<Array<{ calls: Array<{ status: string }> }>>(url, 'eth_simulateV1', [
+      { blockStateCalls: [{ calls: [{ from: FUNDED.address, to: COINBASE_RECORDER }] }] },
+      'latest',
+    ]);
+    expect(simulated[0]?.calls[0]?.status).toBe('0x1');
     expect(await rpc(url, 'eth_call', [{ to: COINBASE_RECORDER }, 'latest'])).toBe('0x');
     expect(
       BigInt(await rpc<string>(url, 'eth_estimateGas', [{ from: FUNDED.address, to: COINBASE_RECORDER }])),

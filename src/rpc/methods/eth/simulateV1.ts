@@ -3,6 +3,9 @@
  * `traceTransfers`, `validation`, `returnFullTransactions`), runs it on the block parameter's state and
  * writes each simulated block as a block object with a `calls` member.
  */
+
+import { cliqueExecutionCommon } from '../../../consensus/clique/index.js';
+import { customCrypto } from '../../../crypto/index.js';
 import {
   type BlockOverrides,
   BlockSimulator,
@@ -44,7 +47,12 @@ const simulators = new WeakMap<Services, BlockSimulator>();
 function simulatorOf(services: Services): BlockSimulator {
   let s = simulators.get(services);
   if (!s) {
-    s = new BlockSimulator(services.chain, services.world, services.config.rpcGasCap);
+    s = new BlockSimulator(
+      services.chain,
+      services.world,
+      services.config.rpcGasCap,
+      services.clique ? cliqueExecutionCommon(services.config.genesis, customCrypto()) : undefined,
+    );
     simulators.set(services, s);
   }
   return s;
