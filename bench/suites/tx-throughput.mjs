@@ -365,14 +365,21 @@ function summarizeProfile(path, top = 25) {
     .map(([k, us]) => [k, fmt((100 * us) / total, 1), fmt(us / 1000)]);
 }
 
+/** A phase that hit its time limit shows the rate of what was mined by then, as an upper bound. */
+function rate(p) {
+  if (p.totalSeconds !== undefined) return fmt(p.rate);
+  return `≤ ${fmt(p.ok / opt['tx-phase-seconds'])} (timed out)`;
+}
+const sendRate = (p) => (p.sent < COUNT ? `≤ ${fmt(p.sendRate)} (timed out)` : fmt(p.sendRate));
+
 function row(name, r) {
   return [
     name,
-    fmt(r.eth.sendRate),
-    fmt(r.eth.rate),
+    sendRate(r.eth),
+    rate(r.eth),
     `${r.eth.ok}/${COUNT} in ${r.eth.blocks}`,
-    fmt(r.erc20.sendRate),
-    fmt(r.erc20.rate),
+    sendRate(r.erc20),
+    rate(r.erc20),
     `${r.erc20.ok}/${COUNT} in ${r.erc20.blocks}`,
   ];
 }
@@ -459,16 +466,27 @@ async function main() {
     if (!results.alder || !results[peer]) continue;
     const a = results.alder;
     const p = results[peer];
+    const mined = (x) => (x.totalSeconds === undefined ? x.ok / opt['tx-phase-seconds'] : x.rate);
     ratios.push([
       `Alder / ${peer}`,
       `${fmt(a.eth.sendRate / p.eth.sendRate, 2)}×`,
-      `${fmt(a.eth.rate / p.eth.rate, 2)}×`,
+      `${fmt(mined(a.eth) / mined(p.eth), 2)}×`,
       `${fmt(a.erc20.sendRate / p.erc20.sendRate, 2)}×`,
-      `${fmt(a.erc20.rate / p.erc20.rate, 2)}×`,
+      `${fmt(mined(a.erc20) / mined(p.erc20), 2)}×`,
     ]);
   }
   if (ratios.length) {
     out.push(table(['ratio', 'ETH send', 'ETH mined', 'ERC-20 send', 'ERC-20 mined'], ratios));
+    out.push('');
+  }
+  const timedOut = Object.entries(results).filter(([, r]) =>
+    [r.eth, r.erc20].some((p) => p.totalSeconds === undefined || p.sent < COUNT),
+  );
+  if (timedOut.length) {
+    out.push(
+      `Timed out (a phase is bounded to ${opt['tx-phase-seconds']} s): ${timedOut.map(([n]) => n).join(', ')}; ` +
+        'their rate is what was mined within the bound, so a ratio against them is a lower bound.',
+    );
     out.push('');
   }
   out.push(
