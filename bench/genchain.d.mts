@@ -10,6 +10,10 @@ export interface GenerateChainOptions {
   gasLimit?: bigint | number;
   /** Prefunded accounts (default 512). */
   accounts?: number;
+  /** A proof-of-work London chain (fixed difficulty POW_DIFFICULTY, no withdrawals) instead of post-merge Cancun. */
+  pow?: boolean;
+  /** Seed of the transaction mix: two seeds give two different chains from one genesis. */
+  seed?: number;
   /** Directory that receives genesis.json and chain.rlp. */
   outDir: string;
   log?: (message: string) => void;
@@ -39,6 +43,7 @@ export const GENESIS_TIMESTAMP: bigint;
 export const BLOCK_TIME: bigint;
 export const TOKEN_ADDRESS: string;
 export const FEE_RECIPIENT: string;
+export const POW_DIFFICULTY: bigint;
 export const TRANSFER_TOPIC: string;
 export const SELECTORS: { transfer: Uint8Array; balanceOf: Uint8Array; fill: Uint8Array };
 
@@ -49,5 +54,9 @@ export function addressOf(privateKey: Uint8Array): Address;
 export function tokenRuntime(): Uint8Array;
 export function tokenInitCode(supply?: bigint): Uint8Array;
 /** The genesis file (Besu/geth JSON) the generator uses. */
-export function benchGenesis(opts?: { accounts?: number; gasLimit?: bigint }): Record<string, unknown>;
+export function benchGenesis(opts?: {
+  accounts?: number;
+  gasLimit?: bigint;
+  pow?: boolean;
+}): Record<string, unknown>;
 export function generateChain(opts: GenerateChainOptions): Promise<GeneratedChain>;

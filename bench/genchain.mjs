@@ -83,6 +83,8 @@ export const GENESIS_BASE_FEE = 7n;
 export const GENESIS_TIMESTAMP = 0x6500_0000n;
 export const BLOCK_TIME = 12n;
 export const TOKEN_ADDRESS = '0x00000000000000000000000000000000000a1de7';
+/** Difficulty of every block of a proof-of-work chain (its seals are not real: import skips them). */
+export const POW_DIFFICULTY = 100n;
 export const FEE_RECIPIENT = '0x0000000000000000000000000000000000c0ffee';
 /** Each account starts with 2^230 wei (fees grow with the base fee) and 10^24 token units. */
 const ETH_BALANCE = 2n ** 230n;
@@ -217,7 +219,11 @@ export function tokenInitCode(supply = 10n ** 30n) {
 const word = (v) => bytesToHex(setLengthLeft(bigIntToBytes(v), 32));
 
 /** The genesis file (Besu/geth JSON) for `accounts` bench accounts. */
-export function benchGenesis({ accounts = DEFAULT_ACCOUNTS, gasLimit = DEFAULT_GAS_LIMIT } = {}) {
+export function benchGenesis({
+  accounts = DEFAULT_ACCOUNTS,
+  gasLimit = DEFAULT_GAS_LIMIT,
+  pow = false,
+} = {}) {
   const alloc = {};
   const tokenStorage = {};
   for (let i = 0; i < accounts; i++) {
@@ -226,6 +232,7 @@ export function benchGenesis({ accounts = DEFAULT_ACCOUNTS, gasLimit = DEFAULT_G
     tokenStorage[word(BigInt(addr))] = word(TOKEN_BALANCE);
   }
   alloc[TOKEN_ADDRESS] = { balance: '0x0', code: bytesToHex(tokenRuntime()), storage: tokenStorage };
+  if (pow) return powGenesis(alloc, gasLimit);
   return {
     config: {
       chainId: Number(CHAIN_ID),
@@ -255,6 +262,37 @@ export function benchGenesis({ accounts = DEFAULT_ACCOUNTS, gasLimit = DEFAULT_G
     baseFeePerGas: bigIntToHex(GENESIS_BASE_FEE),
     excessBlobGas: '0x0',
     blobGasUsed: '0x0',
+    number: '0x0',
+    parentHash: `0x${'00'.repeat(32)}`,
+    alloc,
+  };
+}
+
+/** A proof-of-work (London) genesis with Besu's fixed-difficulty ethash, as its dev network has. */
+function powGenesis(alloc, gasLimit) {
+  return {
+    config: {
+      chainId: Number(CHAIN_ID),
+      homesteadBlock: 0,
+      eip150Block: 0,
+      eip155Block: 0,
+      eip158Block: 0,
+      byzantiumBlock: 0,
+      constantinopleBlock: 0,
+      petersburgBlock: 0,
+      istanbulBlock: 0,
+      berlinBlock: 0,
+      londonBlock: 0,
+      ethash: { fixeddifficulty: Number(POW_DIFFICULTY) },
+    },
+    nonce: '0x42',
+    timestamp: bigIntToHex(GENESIS_TIMESTAMP),
+    extraData: bytesToHex(utf8ToBytes('alder bench pow')),
+    gasLimit: bigIntToHex(gasLimit),
+    difficulty: bigIntToHex(POW_DIFFICULTY),
+    mixHash: `0x${'00'.repeat(32)}`,
+    coinbase: `0x${'00'.repeat(20)}`,
+    baseFeePerGas: bigIntToHex(GENESIS_BASE_FEE),
     number: '0x0',
     parentHash: `0x${'00'.repeat(32)}`,
     alloc,
@@ -320,6 +358,8 @@ function rng(seed) {
  * @param {number} [opts.txsPerBlock] cap on transactions per block; by default blocks are filled to the gas limit
  * @param {bigint|number} [opts.gasLimit] block gas limit (default 1,500,000)
  * @param {number} [opts.accounts] prefunded accounts (default 512)
+ * @param {boolean} [opts.pow] a proof-of-work London chain (fixed difficulty, no withdrawals) instead of post-merge Cancun
+ * @param {number} [opts.seed] seed of the transaction mix: two seeds give two different chains from one genesis
  * @param {string} opts.outDir where genesis.json and chain.rlp are written
  * @param {(msg: string) => void} [opts.log] progress output
  */
@@ -333,7 +373,8 @@ export async function generateChain(opts) {
   const t0 = performance.now();
 
   mkdirSync(outDir, { recursive: true });
-  const genesis = benchGenesis({ accounts, gasLimit });
+  const pow = opts.pow ?? false;
+  const genesis = benchGenesis({ accounts, gasLimit, pow });
   const genesisPath = join(outDir, 'genesis.json');
   writeFileSync(genesisPath, `${JSON.stringify(genesis, null, 2)}\n`);
 
@@ -359,15 +400,15 @@ export async function generateChain(opts) {
       header: {
         number: 0n,
         gasLimit,
-        difficulty: 0n,
+        difficulty: pow ? POW_DIFFICULTY : 0n,
+        nonce: pow ? hexToBytes('0x0000000000000042') : undefined,
         timestamp: GENESIS_TIMESTAMP,
         extraData: hexToBytes(genesis.extraData),
         baseFeePerGas: GENESIS_BASE_FEE,
-        excessBlobGas: 0n,
-        blobGasUsed: 0n,
+        ...(pow ? {} : { excessBlobGas: 0n, blobGasUsed: 0n }),
         stateRoot: await state.getStateRoot(),
       },
-      withdrawals: [],
+      ...(pow ? {} : { withdrawals: [] }),
     },
     { common, setHardfork: true },
   );
@@ -396,7 +437,7 @@ export async function generateChain(opts) {
   }
   const nonces = new Array(accounts).fill(0n);
   const token = new Address(hexToBytes(TOKEN_ADDRESS));
-  const random = rng(0xa1de7);
+  const random = rng(opts.seed ?? 0xa1de7);
   const pick = (n) => Math.floor(random() * n);
   let freshCounter = 0;
   let fillCursor = 0n;
@@ -417,28 +458,32 @@ export async function generateChain(opts) {
       const baseFee = parent.header.calcNextBaseFee();
       const builder = await buildBlock(vm, {
         parentBlock: parent,
-        headerData: {
-          number,
-          timestamp,
-          gasLimit,
-          coinbase: hexToBytes(FEE_RECIPIENT),
-          mixHash: keccak256(utf8ToBytes(`prevrandao-${n}`)),
-          parentBeaconBlockRoot: keccak256(utf8ToBytes(`beacon-${n}`)),
-        },
-        withdrawals: [
-          {
-            index: BigInt(2 * n - 2),
-            validatorIndex: BigInt(n % 97),
-            address: addrs[n % accounts].toString(),
-            amount: 1_000_000n,
-          },
-          {
-            index: BigInt(2 * n - 1),
-            validatorIndex: BigInt((n + 1) % 97),
-            address: addrs[(n * 7) % accounts].toString(),
-            amount: 2_000_000n,
-          },
-        ],
+        headerData: pow
+          ? { number, timestamp, gasLimit, coinbase: hexToBytes(FEE_RECIPIENT), difficulty: POW_DIFFICULTY }
+          : {
+              number,
+              timestamp,
+              gasLimit,
+              coinbase: hexToBytes(FEE_RECIPIENT),
+              mixHash: keccak256(utf8ToBytes(`prevrandao-${n}`)),
+              parentBeaconBlockRoot: keccak256(utf8ToBytes(`beacon-${n}`)),
+            },
+        withdrawals: pow
+          ? undefined
+          : [
+              {
+                index: BigInt(2 * n - 2),
+                validatorIndex: BigInt(n % 97),
+                address: addrs[n % accounts].toString(),
+                amount: 1_000_000n,
+              },
+              {
+                index: BigInt(2 * n - 1),
+                validatorIndex: BigInt((n + 1) % 97),
+                address: addrs[(n * 7) % accounts].toString(),
+                amount: 2_000_000n,
+              },
+            ],
         blockOpts: { setHardfork: true, putBlockIntoBlockchain: true },
       });
 

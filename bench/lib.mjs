@@ -107,6 +107,13 @@ export function freePort() {
   });
 }
 
+/** CPU time (user + system) a process has used so far, in seconds (clock ticks of 10 ms). */
+export function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** Resident set size and its peak, in MiB, of a process. */
 export function memory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

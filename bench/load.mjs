@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
 /**
  * Bounded JSON-RPC load generator, run as its own process so it does not share an event loop with
  * the node under test. It keeps `concurrency` keep-alive connections busy, each sending the next
- * request body as soon as its previous response is complete, and stops after `requests` responses
- * or `seconds`, whichever comes first.
+ * request as soon as its previous response is complete, and stops after `requests` responses or
+ * `seconds`, whichever comes first.
+ *
+ * It speaks HTTP/1.1 over raw TCP sockets with pre-built requests and a minimal response reader
+ * (status line, Content-Length or chunked bodies): Node's own HTTP client costs more CPU per request
+ * than the servers measured here, and would make the generator the bottleneck on a small machine.
  *
  *   node bench/load.mjs SPEC.json
  *
@@ -12,15 +15,22 @@ import { readFileSync } from 'node:fs';
  * Prints one JSON line: { count, errors, firstError, seconds, rps, p50, p99, meanBytes }
  * (latencies in milliseconds, from the request being written to its response fully read).
  */
-import { Agent, request } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 
 const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const url = new URL(spec.url);
 const concurrency = spec.concurrency ?? 64;
 const maxRequests = spec.requests ?? 20_000;
 const maxMs = (spec.seconds ?? 5) * 1000;
-const bodies = spec.bodies.map((b) => Buffer.from(b));
-const agent = new Agent({ keepAlive: true, maxSockets: concurrency, maxFreeSockets: concurrency });
+const port = Number(url.port || 80);
+const requests = spec.bodies.map((b) => {
+  const body = Buffer.from(b);
+  const head =
+    `POST ${url.pathname || '/'} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
+    `Content-Length: ${body.length}\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head, 'latin1'), body]);
+});
 
 const latencies = new Float64Array(maxRequests);
 let started = 0;
@@ -30,59 +40,90 @@ let firstError;
 let bytes = 0;
 const t0 = performance.now();
 const deadline = t0 + maxMs;
+const CRLFCRLF = Buffer.from('\r\n\r\n');
 
-function send(body) {
-  return new Promise((resolve) => {
-    const begin = performance.now();
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': body.length },
-      },
-      (res) => {
-        const chunks = [];
-        let size = 0;
-        res.on('data', (c) => {
-          chunks.push(c);
-          size += c.length;
-        });
-        res.on('end', () => {
-          const ms = performance.now() - begin;
-          const head = (chunks[0] ?? Buffer.alloc(0)).subarray(0, 96).toString('latin1');
-          const ok = res.statusCode === 200 && head.includes('"result":');
-          resolve({ ms, ok, size, detail: ok ? undefined : `${res.statusCode} ${head}` });
-        });
-        res.on('error', (e) =>
-          resolve({ ms: performance.now() - begin, ok: false, size: 0, detail: e.message }),
-        );
-      },
-    );
-    req.on('error', (e) => resolve({ ms: performance.now() - begin, ok: false, size: 0, detail: e.message }));
-    req.end(body);
-  });
-}
-
-async function worker() {
-  while (started < maxRequests && performance.now() < deadline) {
-    const body = bodies[started % bodies.length];
-    started++;
-    const r = await send(body);
-    latencies[done++] = r.ms;
-    bytes += r.size;
-    if (!r.ok) {
-      errors++;
-      firstError ??= r.detail;
+/**
+ * Reads one response from `buf`; returns undefined when incomplete, else { end, status, bodyStart,
+ * bodyBytes, head } where `end` is the offset after the response.
+ */
+function parseResponse(buf) {
+  const headerEnd = buf.indexOf(CRLFCRLF);
+  if (headerEnd < 0) return undefined;
+  const head = buf.toString('latin1', 0, headerEnd);
+  const status = Number(head.slice(9, 12));
+  const lower = head.toLowerCase();
+  const bodyStart = headerEnd + 4;
+  const cl = /\r\ncontent-length:\s*(\d+)/.exec(lower);
+  if (cl) {
+    const len = Number(cl[1]);
+    if (buf.length < bodyStart + len) return undefined;
+    return { end: bodyStart + len, status, body: buf.subarray(bodyStart, bodyStart + len) };
+  }
+  if (/\r\ntransfer-encoding:\s*chunked/.test(lower)) {
+    const parts = [];
+    let at = bodyStart;
+    for (;;) {
+      const lineEnd = buf.indexOf('\r\n', at);
+      if (lineEnd < 0) return undefined;
+      const size = Number.parseInt(buf.toString('latin1', at, lineEnd), 16);
+      const dataStart = lineEnd + 2;
+      if (buf.length < dataStart + size + 2) return undefined;
+      if (size === 0) {
+        // No trailers are expected from JSON-RPC servers.
+        return { end: dataStart + 2, status, body: Buffer.concat(parts) };
+      }
+      parts.push(buf.subarray(dataStart, dataStart + size));
+      at = dataStart + size + 2;
     }
   }
+  return { end: bodyStart, status, body: Buffer.alloc(0) };
+}
+
+function worker() {
+  return new Promise((resolve) => {
+    const socket = connect({ host: url.hostname, port, noDelay: true });
+    let pending = Buffer.alloc(0);
+    let begin = 0;
+    let finished = false;
+    const finish = () => {
+      if (finished) return;
+      finished = true;
+      socket.destroy();
+      resolve();
+    };
+    const next = () => {
+      if (started >= maxRequests || performance.now() >= deadline) return finish();
+      const req = requests[started % requests.length];
+      started++;
+      begin = performance.now();
+      socket.write(req);
+    };
+    socket.on('connect', next);
+    socket.on('data', (chunk) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      const r = parseResponse(pending);
+      if (!r) return;
+      pending = pending.subarray(r.end);
+      latencies[done++] = performance.now() - begin;
+      bytes += r.body.length;
+      const start = r.body.toString('latin1', 0, Math.min(96, r.body.length));
+      if (r.status !== 200 || !start.includes('"result":')) {
+        errors++;
+        firstError ??= `${r.status} ${start}`;
+      }
+      next();
+    });
+    socket.on('error', (e) => {
+      errors++;
+      firstError ??= e.message;
+      finish();
+    });
+    socket.on('close', finish);
+  });
 }
 
 await Promise.all(Array.from({ length: concurrency }, worker));
 const seconds = (performance.now() - t0) / 1000;
-agent.destroy();
 const sorted = latencies.subarray(0, done).sort();
 const pct = (p) => (done === 0 ? Number.NaN : sorted[Math.min(done - 1, Math.floor((p / 100) * done))]);
 process.stdout.write(

@@ -38,6 +38,7 @@ import {
 import {
   BIN,
   chainStats,
+  cpuSeconds,
   elapsedSeconds,
   fmt,
   freePort,
@@ -199,35 +200,40 @@ function workloads({ blocks, accounts, token }) {
   ];
 }
 
-async function load(url, bodies, { requests, seconds }, work) {
+/** One bounded load run; `cpuUs` is the server's CPU time per answered request, in microseconds. */
+async function load(url, bodies, { requests, seconds }, work, pid) {
   const spec = join(work, `load-${process.hrtime.bigint()}.json`);
   writeFileSync(spec, JSON.stringify({ url, bodies, concurrency: opt.concurrency, requests, seconds }));
+  const cpu0 = cpuSeconds(pid);
   const r = await run(process.execPath, [join(import.meta.dirname, 'load.mjs'), spec], {
     timeoutSeconds: seconds + 60,
   });
+  const cpu = cpuSeconds(pid) - cpu0;
   rmSync(spec);
-  return JSON.parse(r.output.trim().split('\n').pop());
+  const result = JSON.parse(r.output.trim().split('\n').pop());
+  return { ...result, cpuUs: result.count > 0 ? (cpu * 1e6) / result.count : Number.NaN };
 }
 
 /** Warm-up, then `runs` bounded runs of each workload; the run with the median rate is reported. */
-async function measureReads(target, url, wls, work) {
+async function measureReads(target, url, wls, work, pid) {
   const results = {};
   for (const w of wls) {
-    await load(url, w.bodies, { requests: 2000, seconds: 1 }, work);
+    await load(url, w.bodies, { requests: 2000, seconds: 1 }, work, pid);
     const rs = [];
     for (let i = 0; i < opt.runs; i++)
-      rs.push(await load(url, w.bodies, { requests: opt.requests, seconds: opt.seconds }, work));
+      rs.push(await load(url, w.bodies, { requests: opt.requests, seconds: opt.seconds }, work, pid));
     const byRate = [...rs].sort((a, b) => a.rps - b.rps);
     const mid = byRate[Math.floor((byRate.length - 1) / 2)];
     const errors = rs.reduce((s, r) => s + r.errors, 0);
     results[w.name] = {
       ...mid,
       rps: median(rs.map((r) => r.rps)),
+      cpuUs: median(rs.map((r) => r.cpuUs)),
       errors,
       firstError: rs.find((r) => r.firstError)?.firstError,
     };
     log(
-      `  ${target} ${w.name}: ${fmt(results[w.name].rps)} req/s, p50 ${fmt(mid.p50, 2)} ms, p99 ${fmt(mid.p99, 2)} ms, ${fmt(mid.meanBytes)} B${errors ? `, ${errors} errors (${results[w.name].firstError})` : ''}`,
+      `  ${target} ${w.name}: ${fmt(results[w.name].rps)} req/s, ${fmt(results[w.name].cpuUs, 1)} µs CPU/req, p50 ${fmt(mid.p50, 2)} ms, p99 ${fmt(mid.p99, 2)} ms, ${fmt(mid.meanBytes)} B${errors ? `, ${errors} errors (${results[w.name].firstError})` : ''}`,
     );
   }
   return results;
@@ -392,7 +398,7 @@ async function core() {
           .slice(2)
           .map((w) => ({ ...w, name: w.name.replace(/\)$/, `, all ${stats.blocks} blocks)`) })),
       ];
-      reads.alder = await measureReads('alder', url, wls, work);
+      reads.alder = await measureReads('alder', url, wls, work, proc.pid);
       const loaded = memory(proc.pid);
       mem.alder = { idle: idle.rss, loaded: loaded.rss, peak: loaded.peak };
       await stop(proc);
@@ -412,7 +418,7 @@ async function core() {
           const chain = await fillPeer(peer.url, { automineOff: peer.automineOff, txsPerBlock });
           await new Promise((r) => setTimeout(r, 1000));
           const idle = memory(peer.proc.pid);
-          reads[name] = await measureReads(name, peer.url, workloads(chain), work);
+          reads[name] = await measureReads(name, peer.url, workloads(chain), work, peer.proc.pid);
           const loaded = memory(peer.proc.pid);
           mem[name] = { idle: idle.rss, loaded: loaded.rss, peak: loaded.peak };
           peers.push({ name, txsPerBlock: chain.txsInFirst, logsPerBlock: chain.logsInFirst });
@@ -477,19 +483,33 @@ async function core() {
     );
     say();
     const peerNames = peers.filter((p) => !p.error).map((p) => p.name);
-    const headers = ['workload', 'alder req/s', 'p50 ms', 'p99 ms'];
-    for (const p of peerNames) headers.push(`${p} req/s`, `${p} p50/p99 ms`, `alder/${p}`);
+    const headers = ['workload', 'alder req/s', 'p50 ms', 'p99 ms', 'CPU µs/req'];
+    for (const p of peerNames)
+      headers.push(`${p} req/s`, `${p} p50/p99 ms`, `${p} CPU µs/req`, `alder/${p} req/s`, `${p}/alder CPU`);
     const rows = Object.keys(reads.alder).map((w) => {
       const a = reads.alder[w];
-      const row = [w, fmt(a.rps), fmt(a.p50, 2), fmt(a.p99, 2)];
+      const row = [w, fmt(a.rps), fmt(a.p50, 2), fmt(a.p99, 2), fmt(a.cpuUs, 1)];
       for (const p of peerNames) {
         const r = reads[p][w];
-        if (r) row.push(fmt(r.rps), `${fmt(r.p50, 2)}/${fmt(r.p99, 2)}`, `${fmt(a.rps / r.rps, 2)}×`);
-        else row.push('', '', '');
+        if (r)
+          row.push(
+            fmt(r.rps),
+            `${fmt(r.p50, 2)}/${fmt(r.p99, 2)}`,
+            fmt(r.cpuUs, 1),
+            `${fmt(a.rps / r.rps, 2)}×`,
+            `${fmt(r.cpuUs / a.cpuUs, 2)}×`,
+          );
+        else row.push('', '', '', '', '');
       }
       return row;
     });
     say(table(headers, rows));
+    say();
+    say(
+      'CPU µs/req: CPU time (user + system, from /proc) the server process used during the runs, per answered ' +
+        'request — a figure that does not depend on how fast the load generator, which shares the cores, can go. ' +
+        '`peer/alder CPU` above 1 means Alder does the same work with less CPU.',
+    );
     say();
     say(
       `Mean response bytes: ${Object.keys(reads.alder)

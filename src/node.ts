@@ -14,10 +14,12 @@ import { BlockImporter } from './chain/importer.js';
 import { readBlockFile, writeBlockFile } from './chain/rlpFile.js';
 import { createCommon, genesisHeaderFields } from './config/genesis.js';
 import type { Config } from './config/types.js';
+import { Clique, cliqueExecutionCommon } from './consensus/clique/index.js';
 import { EthashCaches } from './consensus/ethash/caches.js';
 import { EthashEngine } from './consensus/ethash/engine.js';
 import { createSealVerifier } from './consensus/ethash/seal.js';
 import { customCrypto } from './crypto/index.js';
+import { loadOrCreateNodeKey } from './crypto/nodeKey.js';
 import { Database } from './db/database.js';
 import { chainSubscriptionSource } from './events/chainSource.js';
 import { FilterManager } from './filters/manager.js';
@@ -27,7 +29,7 @@ import { BlockProducer } from './mining/producer.js';
 import { MiningService } from './mining/service.js';
 import { createAuth } from './rpc/auth/index.js';
 import { createDispatcher } from './rpc/dispatch.js';
-import { blockFormatOptions } from './rpc/methods/eth/shared.js';
+import { blockAnswerOf } from './rpc/methods/eth/blocks.js';
 import { allMethods } from './rpc/methods/index.js';
 import { startHttpServer } from './rpc/server/http.js';
 import { startWsServer } from './rpc/server/ws.js';
@@ -69,6 +71,7 @@ interface ChainContext {
   world: WorldState;
   chain: ChainStore;
   importer: BlockImporter;
+  clique?: Clique;
   ethashCaches: EthashCaches;
 }
 
@@ -83,14 +86,20 @@ async function openChain(config: Config, opts: { skipPowValidation?: boolean } =
     for (const [address, acc] of config.genesis.alloc) alloc.set(address, acc);
     await initGenesis(chain, world, { header: genesisHeaderFields(config.genesis), alloc });
     const ethash = config.genesis.config.ethash;
+    const cliqueSpec = config.genesis.config.clique;
+    const clique = cliqueSpec ? new Clique(chain, cliqueSpec) : undefined;
+    // A Clique genesis must list its signers; refuse to start on one that does not.
+    const genesisHeader = chain.getHeaderByNumber(0n);
+    if (clique && genesisHeader) clique.signersAfter(genesisHeader);
     const ethashCaches = new EthashCaches(join(config.dataPath, 'ethash'));
     const importer = new BlockImporter(chain, world, {
       skipPowValidation: opts.skipPowValidation ?? false,
       fixedDifficulty: ethash?.fixedDifficulty,
-      clique: config.genesis.config.clique !== undefined,
+      consensus: clique?.rules,
+      executionCommon: clique ? cliqueExecutionCommon(config.genesis, customCrypto()) : undefined,
       verifySeal: createSealVerifier(ethashCaches),
     });
-    return { db, common, world, chain, importer, ethashCaches };
+    return { db, common, world, chain, importer, clique, ethashCaches };
   } catch (err) {
     await db.close();
     throw err;
@@ -128,9 +137,16 @@ export async function startNode(config: Config): Promise<RunningNode> {
     miningEnabled: config.minerEnabled,
   });
   services.filters = new FilterManager(ctx.chain, services.txPool);
+  // Besu keeps its node key in the data directory, creating it on first start.
+  const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
+  services.clique = ctx.clique;
   if (config.genesis.config.consensus === 'ethash') {
     services.miner = createEthashMiner(config, ctx, services.txPool);
   }
+  // A Clique node seals whenever its key is a signer, without --miner-enabled (as Besu).
+  const sealer = ctx.clique
+    ? createCliqueSealer(config, ctx, ctx.clique, services.txPool, nodeKey)
+    : undefined;
   const head = ctx.chain.head();
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];
@@ -175,10 +191,16 @@ export async function startNode(config: Config): Promise<RunningNode> {
         transport: 'WS',
       });
       const subscriptions = new SubscriptionManager(
-        chainSubscriptionSource(ctx.chain, blockFormatOptions(services)),
+        chainSubscriptionSource(
+          ctx.chain,
+          (block, full) => blockAnswerOf(services, block, full).json,
+          services.txPool,
+        ),
       );
       const dispatcher = createDispatcher({
-        methods: [...allMethods, ...subscriptionMethods],
+        methods: allMethods,
+        // Besu serves the subscription methods on every WS connection, whatever --rpc-ws-api says.
+        alwaysEnabled: subscriptionMethods,
         enabledGroups: config.rpcWsApi,
         maxBatchSize: 0,
       });
@@ -205,14 +227,34 @@ export async function startNode(config: Config): Promise<RunningNode> {
     throw err;
   }
   if (config.minerEnabled) services.miner?.start();
+  sealer?.start();
   return {
     async stop() {
       await services.miner?.stop();
+      await sealer?.stop();
       for (const close of closers.reverse()) await close();
       await ctx.importer.idle();
       await ctx.db.close();
     },
   };
+}
+
+/** Clique block production: the shared builder and producer driving the Clique engine with the node key. */
+function createCliqueSealer(
+  config: Config,
+  ctx: ChainContext,
+  clique: Clique,
+  pool: TxPool,
+  nodeKey: Uint8Array,
+): BlockProducer {
+  const engine = clique.engine(nodeKey, config.minerExtraData);
+  logger('clique').info({ signer: engine.signer }, 'Clique signer address of the node key');
+  const builder = new BlockBuilder(ctx.chain, ctx.importer, pool, {
+    minGasPrice: () => config.minGasPrice,
+    minPriorityFee: () => config.minPriorityFee,
+    targetGasLimit: () => config.targetGasLimit,
+  });
+  return new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('clique'));
 }
 
 /** Proof-of-work block production: the shared builder and producer driving the Ethash engine. */

@@ -5,16 +5,27 @@
  */
 import { EventEmitter } from 'node:events';
 import {
-  type Block,
+  Block,
   type BlockHeader,
-  createBlockFromBytesArray,
+  createBlockHeaderFromBytesArray,
   createBlockHeaderFromRLP,
 } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
-import { Address, bigIntToBytes, bytesToBigInt, bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { createTxFromBlockBodyData, type TypedTransaction } from '@ethereumjs/tx';
+import {
+  Address,
+  bigIntToBytes,
+  bytesToBigInt,
+  bytesToHex,
+  createWithdrawal,
+  hexToBytes,
+  type WithdrawalBytes,
+} from '@ethereumjs/util';
+import { keccak256 } from '../crypto/index.js';
 import { type Database, metaKey, numberKey, WriteBatch } from '../db/database.js';
 import { decodeReceipt, decodeReceiptList, type StoredReceipt } from './receipts.js';
+import { bodyTransactionEncodings } from './rlpScan.js';
 
 export interface Head {
   number: bigint;
@@ -65,10 +76,12 @@ const FINALIZED = metaKey('finalized');
 
 export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
   private headCache: Head | undefined;
-  private readonly blocks = new Lru<string, Block>(512);
+  private readonly blocks = new Lru<string, Block>(128);
   private readonly headers = new Lru<string, BlockHeader>(2048);
   private readonly receiptCache = new Lru<string, StoredReceipt[]>(256);
   private readonly senderCache = new Lru<string, Address[]>(512);
+  private readonly txHashCache = new Lru<string, Uint8Array[]>(1024);
+  private readonly decodingCommons = new Map<string, Common>();
 
   constructor(
     readonly db: Database,
@@ -159,14 +172,48 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
     const headerRaw = this.db.get('headers', hash);
     const bodyRaw = this.db.get('bodies', hash);
     if (!headerRaw || !bodyRaw) return undefined;
-    const headerValues = RLP.decode(headerRaw) as Uint8Array[];
-    const body = RLP.decode(bodyRaw) as unknown as Uint8Array[][];
-    const block = createBlockFromBytesArray(
-      [headerValues, ...body] as unknown as Parameters<typeof createBlockFromBytesArray>[0],
-      { common: this.common, setHardfork: true, skipConsensusFormatValidation: true },
+    const block = this.decodeStoredBlock(
+      RLP.decode(headerRaw) as Uint8Array[],
+      RLP.decode(bodyRaw) as unknown as Uint8Array[][],
     );
     this.blocks.set(key, block);
     return block;
+  }
+
+  /**
+   * A stored block as objects. Its transactions share one Common per hardfork instead of copying the
+   * header's (each copy re-merges the parameter tables: most of the cost of decoding a block, and most
+   * of the memory of the block cache).
+   */
+  private decodeStoredBlock(headerValues: Uint8Array[], body: Uint8Array[][]): Block {
+    const opts = { common: this.common, setHardfork: true, skipConsensusFormatValidation: true };
+    const header = createBlockHeaderFromBytesArray(headerValues, opts);
+    const txCommon = this.decodingCommon(header.common);
+    const [txsData = [], unclesData = [], withdrawalsData] = body;
+    const transactions: TypedTransaction[] = new Array(txsData.length);
+    for (let i = 0; i < txsData.length; i++)
+      transactions[i] = createTxFromBlockBodyData(txsData[i] as never, { ...opts, common: txCommon });
+    const uncleHeaders = (unclesData as unknown as Uint8Array[][]).map((u) =>
+      createBlockHeaderFromBytesArray(u, { ...opts, common: header.common }),
+    );
+    const withdrawals = header.common.isActivatedEIP(4895)
+      ? ((withdrawalsData as unknown as WithdrawalBytes[] | undefined)?.map(
+          ([index, validatorIndex, address, amount]) =>
+            createWithdrawal({ index, validatorIndex, address, amount }),
+        ) ?? [])
+      : undefined;
+    return new Block(header, transactions, uncleHeaders, withdrawals, opts);
+  }
+
+  /** One Common per hardfork for the transactions of stored blocks; see `decodeStoredBlock`. */
+  private decodingCommon(headerCommon: Common): Common {
+    const hardfork = headerCommon.hardfork();
+    let common = this.decodingCommons.get(hardfork);
+    if (!common) {
+      common = shareForDecoding(headerCommon.copy());
+      this.decodingCommons.set(hardfork, common);
+    }
+    return common;
   }
 
   getBlockByNumber(number: bigint): Block | undefined {
@@ -207,6 +254,23 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
     const receipts = raw.map(decodeReceipt);
     this.receiptCache.set(key, receipts);
     return receipts;
+  }
+
+  /** Hashes of a block's transactions, from the stored body's encodings (no transaction objects built). */
+  getTxHashes(hash: Uint8Array): Uint8Array[] | undefined {
+    const key = bytesToHex(hash);
+    const cached = this.txHashCache.get(key);
+    if (cached) return cached;
+    const block = this.blocks.get(key);
+    let hashes: Uint8Array[];
+    if (block) hashes = block.transactions.map((tx) => tx.hash());
+    else {
+      const body = this.db.get('bodies', hash);
+      if (!body) return undefined;
+      hashes = bodyTransactionEncodings(body).map((raw) => keccak256(raw));
+    }
+    this.txHashCache.set(key, hashes);
+    return hashes;
   }
 
   getSenders(hash: Uint8Array): Address[] | undefined {
@@ -318,6 +382,36 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
 }
 
 /** RLP length of a list whose payload is `payload` bytes long. */
+/**
+ * A Common handed out as it is by `copy()`, whose parameter merges are remembered: transactions decoded
+ * with it share it. Its hardfork is fixed; setting another one is a programming error.
+ */
+function shareForDecoding(common: Common): Common {
+  const merged = new WeakSet<object>();
+  const updateParams = common.updateParams.bind(common);
+  const fixed = common.hardfork();
+  common.copy = () => common;
+  common.updateParams = (params) => {
+    if (merged.has(params)) return common;
+    merged.add(params);
+    return updateParams(params);
+  };
+  const refuse = (hardfork: string) => {
+    if (hardfork !== fixed) throw new Error(`shared decoding Common is fixed at ${fixed}, not ${hardfork}`);
+  };
+  const setHardfork = common.setHardfork.bind(common);
+  common.setHardfork = (hardfork) => {
+    refuse(hardfork);
+    return setHardfork(hardfork);
+  };
+  const setHardforkBy = common.setHardforkBy.bind(common);
+  common.setHardforkBy = (opts) => {
+    refuse(common.getHardforkBy(opts));
+    return setHardforkBy(opts);
+  };
+  return common;
+}
+
 export function rlpListLength(payload: number): number {
   if (payload < 56) return 1 + payload;
   let lenBytes = 0;

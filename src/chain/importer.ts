@@ -5,7 +5,8 @@
  * fork choice — the new head, all in one LMDB transaction.
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
+import type { Common } from '@ethereumjs/common';
+import { Caches, type MerkleStateManager } from '@ethereumjs/statemanager';
 import { type Address, bytesToHex } from '@ethereumjs/util';
 import { createVM, encodeReceipt, runBlock, type VM } from '@ethereumjs/vm';
 import type { WriteBatch } from '../db/database.js';
@@ -15,16 +16,41 @@ import { bytesEqual, type ChainStore } from './chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './errors.js';
 import { checkHeader } from './validation.js';
 
+/**
+ * Rules a proof-of-authority engine adds to the shared header checks (Clique: seal, signer, turn,
+ * extraData, votes). The engine owns difficulty and extraData; proof-of-work checks do not apply.
+ */
+export interface ConsensusHeaderRules {
+  /** Returns a reason when `header` breaks the engine's rules, undefined when it is valid. */
+  checkHeader(header: BlockHeader, parent: BlockHeader): string | undefined;
+  /**
+   * Who receives the fees and whom COINBASE (and EIP-3651's warm coinbase) names, when that is not
+   * the header's coinbase (Clique: the signer, as Besu and geth execute it). The block then runs
+   * against a view of its header carrying that address, on `ImporterOptions.executionCommon`.
+   */
+  beneficiary?(header: BlockHeader): Address;
+}
+
 export interface ImporterOptions {
   /** Skip proof-of-work seal checks (blocks exported from test chains carry no real seals). */
   skipPowValidation?: boolean;
   fixedDifficulty?: bigint;
-  clique?: boolean;
+  /** Proof-of-authority rules; never skipped by `skipPowValidation`. */
+  consensus?: ConsensusHeaderRules;
+  /**
+   * The Common the VM executes with, when it must differ from the chain's. Under Clique the VM would
+   * recover the signer in pure JS for every transaction (~2 ms each); a Common whose consensus credits
+   * `header.coinbase`, with `consensus.beneficiary` put there, executes the same block at native speed.
+   */
+  executionCommon?: Common;
   /** Verifies a proof-of-work seal; returns a reason when invalid. */
   verifySeal?: (header: BlockHeader) => Promise<string | undefined>;
 }
 
 export type ImportResult = 'imported' | 'known';
+
+/** Accounts + slots + code entries the import caches may hold before they are dropped. */
+const MAX_CACHED_STATE_ENTRIES = 150_000;
 
 /** The execution outputs of a block built locally, kept until it is sealed and committed. */
 export interface BuiltExecution {
@@ -62,6 +88,7 @@ class AncestryHashes {
 export class BlockImporter {
   private vm: VM | undefined;
   private state: MerkleStateManager | undefined;
+  private caches: Caches | undefined;
   private stateRoot: Uint8Array | undefined;
   private readonly hashes: AncestryHashes;
   private queue: Promise<unknown> = Promise.resolve();
@@ -131,7 +158,7 @@ export class BlockImporter {
       const parent = this.chain.getHeader(block.header.parentHash);
       if (!parent)
         throw new UnknownParentError(number, bytesToHex(hash), bytesToHex(block.header.parentHash));
-      const reason = checkHeader(block.header, parent, this.opts);
+      const reason = this.headerReason(block.header, parent);
       if (reason) throw new InvalidBlockError(number, bytesToHex(hash), reason);
       const td = (this.chain.getTotalDifficulty(block.header.parentHash) ?? 0n) + block.header.difficulty;
       const batch = execution.stateWrites;
@@ -139,6 +166,7 @@ export class BlockImporter {
       let moved: { added: Block[]; removed: Block[] } | undefined;
       if (this.winsForkChoice(block, td)) moved = this.chain.setHead(batch, block);
       this.chain.db.commit(batch);
+      this.trimCaches();
       if (moved) this.chain.headCommitted({ head: block, ...moved });
       return 'imported' as const;
     });
@@ -151,13 +179,31 @@ export class BlockImporter {
     await this.queue;
   }
 
+  /**
+   * The import caches grow with every account and slot a block touches and are never evicted (their
+   * ordered maps have no bound): once they pass a size, drop them at a block boundary, where every
+   * entry is already written to the trie.
+   */
+  private trimCaches(): void {
+    const c = this.caches;
+    if (!c || !this.state) return;
+    const entries = (c.account?.size() ?? 0) + (c.storage?.size() ?? 0) + (c.code?.size() ?? 0);
+    if (entries > MAX_CACHED_STATE_ENTRIES) this.state.clearCaches();
+  }
+
   private async getVm(): Promise<VM> {
     if (!this.vm) {
-      this.state = this.world.open(undefined, true);
+      this.caches = new Caches();
+      this.state = this.world.open(undefined, this.caches);
       this.vm = await createVM({
-        common: this.chain.common.copy(),
+        common: (this.opts.executionCommon ?? this.chain.common).copy(),
         stateManager: this.state,
         blockchain: this.hashes as never,
+        // Without an execution Common the VM's own (slow) Clique path runs, and its EVM needs the signer.
+        evmOpts:
+          this.opts.consensus?.beneficiary && !this.opts.executionCommon
+            ? { cliqueSigner: (h) => this.opts.consensus?.beneficiary?.(h as BlockHeader) as Address }
+            : undefined,
       });
     }
     return this.vm;
@@ -172,15 +218,12 @@ export class BlockImporter {
     if (!parent) throw new UnknownParentError(number, hashHex, bytesToHex(block.header.parentHash));
     const invalid = (reason: string) => new InvalidBlockError(number, hashHex, reason);
 
-    const reason = checkHeader(block.header, parent, this.opts);
+    const reason = this.headerReason(block.header, parent);
     if (reason) throw invalid(reason);
-    if (
-      !this.opts.skipPowValidation &&
-      this.opts.verifySeal &&
-      block.header.difficulty > 0n &&
-      !this.opts.clique
-    ) {
-      const sealReason = await this.opts.verifySeal(block.header);
+    // Proof-of-authority seals were checked with the header.
+    const powSeal = !this.opts.consensus && !this.opts.skipPowValidation && this.opts.verifySeal;
+    if (powSeal && block.header.difficulty > 0n) {
+      const sealReason = await powSeal(block.header);
       if (sealReason) throw invalid(sealReason);
     }
 
@@ -192,8 +235,9 @@ export class BlockImporter {
     }
     let result: Awaited<ReturnType<typeof runBlock>>;
     try {
+      const beneficiary = this.opts.executionCommon && this.opts.consensus?.beneficiary?.(block.header);
       result = await runBlock(vm, {
-        block,
+        block: beneficiary ? withCoinbase(block, beneficiary) : block,
         skipHeaderValidation: true,
         setHardfork: true,
         clearCache: false,
@@ -219,8 +263,20 @@ export class BlockImporter {
     let moved: { added: Block[]; removed: Block[] } | undefined;
     if (becomesHead) moved = this.chain.setHead(batch, block);
     this.chain.db.commit(batch);
+    this.trimCaches();
     if (moved) this.chain.headCommitted({ head: block, ...moved });
     return 'imported';
+  }
+
+  /** The shared header checks, then the proof-of-authority engine's (which own difficulty and extraData). */
+  private headerReason(header: BlockHeader, parent: BlockHeader): string | undefined {
+    const consensus = this.opts.consensus;
+    return (
+      checkHeader(header, parent, {
+        fixedDifficulty: this.opts.fixedDifficulty,
+        proofOfAuthority: consensus !== undefined,
+      }) ?? consensus?.checkHeader(header, parent)
+    );
   }
 
   /** Pre-merge: most total difficulty wins. Post-merge: a block extending the head becomes head. */
@@ -231,6 +287,15 @@ export class BlockImporter {
     const headTd = this.chain.getTotalDifficulty(head.hash) ?? 0n;
     return td > headTd;
   }
+}
+
+/**
+ * `block` as the VM sees it with `coinbase` in its header: a prototype view, so every other field,
+ * the transactions and the commitments checked after execution are the block's own.
+ */
+export function withCoinbase(block: Block, coinbase: Address): Block {
+  const header = Object.create(block.header, { coinbase: { value: coinbase } }) as BlockHeader;
+  return Object.create(block, { header: { value: header } }) as Block;
 }
 
 function cleanReason(err: unknown): string {

@@ -1,7 +1,8 @@
 /**
  * Header validation against the parent: the consensus rules every engine shares (number, time,
  * gas limit, base fee, blob gas, difficulty and the post-merge constants). Proof-of-work seals
- * are checked by the ethash verifier unless the import was asked to skip them.
+ * are checked by the ethash verifier unless the import was asked to skip them; under proof of
+ * authority the engine's rules (`ConsensusHeaderRules`) own difficulty and extraData instead.
  */
 import type { BlockHeader } from '@ethereumjs/block';
 import { bytesToHex } from '@ethereumjs/util';
@@ -13,7 +14,7 @@ const EMPTY_UNCLE_HASH = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a1
 export function checkHeader(
   header: BlockHeader,
   parent: BlockHeader,
-  opts: { clique?: boolean; fixedDifficulty?: bigint } = {},
+  opts: { proofOfAuthority?: boolean; fixedDifficulty?: bigint } = {},
 ): string | undefined {
   const common = header.common;
   if (header.number !== parent.number + 1n)
@@ -28,7 +29,7 @@ export function checkHeader(
     return `invalid gas limit ${header.gasLimit}: ${firstLine(err)}`;
   }
   const maxExtra = common.param('maxExtraDataSize');
-  if (!opts.clique && BigInt(header.extraData.length) > maxExtra) {
+  if (!opts.proofOfAuthority && BigInt(header.extraData.length) > maxExtra) {
     return `extra data is ${header.extraData.length} bytes, more than ${maxExtra}`;
   }
   if (common.isActivatedEIP(1559)) {
@@ -46,7 +47,7 @@ export function checkHeader(
     if (header.difficulty !== 0n) return `difficulty ${header.difficulty} must be 0 after the merge`;
     if (bytesToHex(header.nonce) !== bytesToHex(ZERO_NONCE)) return 'nonce must be 0 after the merge';
     if (bytesToHex(header.uncleHash) !== EMPTY_UNCLE_HASH) return 'ommers must be empty after the merge';
-  } else if (!opts.clique && common.consensusAlgorithm() === 'ethash') {
+  } else if (!opts.proofOfAuthority && common.consensusAlgorithm() === 'ethash') {
     const expected = opts.fixedDifficulty ?? header.ethashCanonicalDifficulty(parent);
     if (header.difficulty !== expected)
       return `difficulty ${header.difficulty} does not match expected ${expected}`;

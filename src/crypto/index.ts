@@ -127,6 +127,23 @@ export function getKzg(): KZG {
   return kzgInstance;
 }
 
+/**
+ * The KZG interface with the trusted setup loaded on first use: chains without blob transactions (the
+ * dev network, pre-Cancun genesis files) never pay the seconds it takes, nor does a node's start-up.
+ */
+const lazyKzg: KZG = {
+  blobToKzgCommitment: (blob) => getKzg().blobToKzgCommitment(blob),
+  computeBlobProof: (blob, commitment) => getKzg().computeBlobProof(blob, commitment),
+  verifyProof: (commitment, z, y, proof) => getKzg().verifyProof(commitment, z, y, proof),
+  verifyBlobProofBatch: (blobs, commitments, proofs) =>
+    getKzg().verifyBlobProofBatch(blobs, commitments, proofs),
+  computeCells: (blob) => getKzg().computeCells(blob),
+  computeCellsAndProofs: (blob) => getKzg().computeCellsAndProofs(blob),
+  recoverCellsAndProofs: (indices, cells) => getKzg().recoverCellsAndProofs(indices, cells),
+  verifyCellKzgProofBatch: (commitments, indices, cells, proofs) =>
+    getKzg().verifyCellKzgProofBatch(commitments, indices, cells, proofs),
+};
+
 export function customCrypto(): CustomCrypto {
-  return { keccak256, sha256, ecrecover, ecdsaRecover, kzg: getKzg() };
+  return { keccak256, sha256, ecrecover, ecdsaRecover, kzg: lazyKzg };
 }

@@ -1,39 +1,69 @@
 /**
  * The node's events as the subscription manager wants them: each block that becomes canonical, with
- * its logs and the logs of blocks a reorg took away, formatted once for every subscriber.
+ * its logs and the logs of blocks a reorg took away, and each transaction the pool accepts or drops,
+ * formatted once for every subscriber (and only when someone asked for that form).
  */
+import type { Block } from '@ethereumjs/block';
+import { bytesToHex } from '@ethereumjs/util';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { blockLogs, compileLogQuery } from '../filters/logs.js';
-import { type FormatBlockOptions, formatBlock } from '../rpc/format/block.js';
+import { logger } from '../log.js';
 import { formatLogs } from '../rpc/format/log.js';
-import type { SubscriptionSource } from '../rpc/subscriptions/source.js';
+import { formatPendingTransactionDetail } from '../rpc/format/pendingTransaction.js';
+import type { JsonObject, SubscriptionSource } from '../rpc/subscriptions/source.js';
+import type { PooledTx, TxPool } from '../txpool/pool.js';
 
+const log = logger('subscriptions');
 const ALL_LOGS = compileLogQuery({ addresses: [], topics: [] });
 
+/**
+ * `blockJson` serialises a block as eth_getBlockBy* answers it (transaction hashes or, with `full`,
+ * transaction objects); the node hands in its cached block answers.
+ */
 export function chainSubscriptionSource(
   chain: ChainStore,
-  blockOptions: FormatBlockOptions,
+  blockJson: (block: Block, full: boolean) => string,
+  pool?: TxPool,
 ): SubscriptionSource {
   return {
     onNewHead(cb) {
       const listener = (event: NewHeadEvent) => {
-        const removedLogs = event.removed.flatMap((b) =>
-          formatLogs(blockLogs(chain, b.header, ALL_LOGS, { removed: true, block: b })),
-        );
+        let removedLogs: readonly JsonObject[] | undefined;
+        const formatRemoved = () =>
+          (removedLogs ??= event.removed.flatMap((b) =>
+            formatLogs(blockLogs(chain, b.header, ALL_LOGS, { removed: true, block: b })),
+          ));
         event.added.forEach((block, i) => {
-          const header = formatBlock(block, false, chain, blockOptions);
-          const logs = formatLogs(blockLogs(chain, block.header, ALL_LOGS, { block }));
-          cb(header, logs, i === 0 ? removedLogs : [], () => formatBlock(block, true, chain, blockOptions));
+          // The moment a block becomes visible to subscribers (the bench measures fan-out from it).
+          if (log.isLevelEnabled('debug'))
+            log.debug({ number: Number(block.header.number), hash: bytesToHex(block.hash()) }, 'New head');
+          cb({
+            headerJson: () => blockJson(block, false),
+            withTransactionsJson: () => blockJson(block, true),
+            logs: () => formatLogs(blockLogs(chain, block.header, ALL_LOGS, { block })),
+            // A reorg's removed logs go out once, with the first block of the new branch.
+            removedLogs: () => (i === 0 ? formatRemoved() : []),
+          });
         });
       };
       chain.on('newHead', listener);
       return () => chain.off('newHead', listener);
     },
-    onPendingTransaction() {
-      // The transaction pool publishes here once it exists.
-      return () => undefined;
+    onPendingTransaction(cb) {
+      if (!pool) return () => undefined;
+      const listener = (entry: PooledTx) =>
+        cb(entry.hashHex, () => formatPendingTransactionDetail(entry.tx, entry.sender, entry.hashHex));
+      pool.on('added', listener);
+      return () => pool.off('added', listener);
+    },
+    onDroppedTransaction(cb) {
+      if (!pool) return () => undefined;
+      const listener = (entry: PooledTx) => cb(entry.hashHex);
+      pool.on('dropped', listener);
+      return () => pool.off('dropped', listener);
     },
     onSyncing() {
+      // Alder has no synchronizer yet: the node is always in sync, so there is no change to report.
       return () => undefined;
     },
   };

@@ -115,6 +115,19 @@ export interface SimulateOptions {
   reportAccessList?: boolean;
 }
 
+/** A private state at `root`: reads fall through to the shared trie, writes stay in an overlay. */
+export function openOverlayState(world: WorldState, root: Uint8Array, common: Common): MerkleStateManager {
+  const trie = new MerklePatriciaTrie({
+    db: new OverlayStore(world.store),
+    useKeyHashing: true,
+    useKeyHashingFunction: keccak256,
+    valueEncoding: ValueEncoding.Bytes,
+    root,
+    common,
+  });
+  return new MerkleStateManager({ trie, common, caches: new Caches() });
+}
+
 /** BLOCKHASH for a simulated block: the ancestors of its header. */
 class AncestorHashes {
   constructor(
@@ -153,13 +166,17 @@ interface SimContext {
   vm: VM;
   state: MerkleStateManager;
   common: Common;
-  busy: boolean;
+  /** The block it is at; undefined for one-off contexts (moved precompiles), never pooled. */
+  key?: string;
 }
 
-const MAX_CONTEXTS = 4;
+/** Blocks with idle contexts kept, and idle contexts kept per block (one per concurrent caller). */
+const MAX_BLOCKS = 4;
+const MAX_IDLE_PER_BLOCK = 16;
 
 export class CallSimulator {
-  private readonly contexts = new Map<string, SimContext>();
+  /** Idle contexts by block hash, most recently used block last. */
+  private readonly idle = new Map<string, SimContext[]>();
 
   constructor(
     private readonly chain: ChainStore,
@@ -187,15 +204,7 @@ export class CallSimulator {
   }
 
   private openState(root: Uint8Array, common: Common): MerkleStateManager {
-    const trie = new MerklePatriciaTrie({
-      db: new OverlayStore(this.world.store),
-      useKeyHashing: true,
-      useKeyHashingFunction: keccak256,
-      valueEncoding: ValueEncoding.Bytes,
-      root,
-      common,
-    });
-    return new MerkleStateManager({ trie, common, caches: new Caches() });
+    return openOverlayState(this.world, root, common);
   }
 
   async simulate(
@@ -217,33 +226,41 @@ export class CallSimulator {
       const patched = state as unknown as Record<string, unknown>;
       delete patched.getAccount;
       delete patched.putAccount;
-      ctx.busy = false;
+      this.release(ctx);
+    }
+  }
+
+  private release(ctx: SimContext): void {
+    if (ctx.key === undefined) return;
+    const pool = this.idle.get(ctx.key);
+    if (pool) {
+      if (pool.length < MAX_IDLE_PER_BLOCK) pool.push(ctx);
+      return;
+    }
+    this.idle.set(ctx.key, [ctx]);
+    while (this.idle.size > MAX_BLOCKS) {
+      const oldest = this.idle.keys().next().value as string;
+      this.idle.delete(oldest);
     }
   }
 
   /**
-   * A VM at the block, reused while idle: consecutive calls at the same block skip building a VM and
-   * keep the state manager's read caches (every run is reverted, so the caches hold only the block's
-   * own state). A context in use by a concurrent call is never shared; that call gets its own.
+   * A VM at the block, reused while idle: calls at the same block skip building a VM and keep the
+   * state manager's read caches (every run is reverted, so the caches hold only the block's own
+   * state). Each concurrent call holds its own context; released ones wait in a per-block pool.
    */
   private async acquire(header: BlockHeader): Promise<SimContext> {
     const key = bytesToHex(header.hash());
-    const cached = this.contexts.get(key);
-    if (cached && !cached.busy) {
-      cached.busy = true;
-      // Most recently used last.
-      this.contexts.delete(key);
-      this.contexts.set(key, cached);
-      return cached;
+    const pool = this.idle.get(key);
+    if (pool) {
+      // Most recently used block last.
+      this.idle.delete(key);
+      this.idle.set(key, pool);
+      const ctx = pool.pop();
+      if (ctx) return ctx;
     }
     const ctx = await this.freshContext(header, undefined);
-    if (!cached) {
-      this.contexts.set(key, ctx);
-      while (this.contexts.size > MAX_CONTEXTS) {
-        const oldest = this.contexts.keys().next().value as string;
-        this.contexts.delete(oldest);
-      }
-    }
+    ctx.key = key;
     return ctx;
   }
 
@@ -270,7 +287,7 @@ export class CallSimulator {
       blockchain: new AncestorHashes(this.chain, header) as never,
       evmOpts: moved.length > 0 ? { customPrecompiles: moved } : undefined,
     });
-    return { vm, state, common, busy: true };
+    return { vm, state, common };
   }
 
   private async run(

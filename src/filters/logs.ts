@@ -42,7 +42,21 @@ export interface CompiledLogQuery {
   bloomGroups: BloomBits[][];
 }
 
+/** Bloom bits of addresses and topics seen in queries: the same few values come back request after request. */
+const bloomBitsCache = new Map<string, BloomBits>();
+const BLOOM_BITS_CACHE_ENTRIES = 10_000;
+
 function bloomBits(value: Uint8Array): BloomBits {
+  const k = key(value);
+  const hit = bloomBitsCache.get(k);
+  if (hit) return hit;
+  const bits = computeBloomBits(value);
+  if (bloomBitsCache.size >= BLOOM_BITS_CACHE_ENTRIES) bloomBitsCache.clear();
+  bloomBitsCache.set(k, bits);
+  return bits;
+}
+
+function computeBloomBits(value: Uint8Array): BloomBits {
   const h = keccak256(value);
   const out = new Uint16Array(6);
   for (let i = 0; i < 3; i++) {
@@ -126,16 +140,18 @@ export function blockLogs(
   const receipts = opts.receipts ?? chain.getReceipts(hash);
   if (!receipts || receipts.length === 0) return [];
   const out: LogEntry[] = [];
-  let block = opts.block;
+  let txHashes: readonly Uint8Array[] | undefined;
   let logIndex = 0;
   for (let t = 0; t < receipts.length; t++) {
     const logs = (receipts[t] as StoredReceipt).logs;
     for (let l = 0; l < logs.length; l++, logIndex++) {
       const [address, topics, data] = logs[l] as StoredReceipt['logs'][number];
       if (!logMatches(address, topics, q)) continue;
-      block ??= chain.getBlock(hash);
-      const tx = block?.transactions[t];
-      if (!tx) continue;
+      txHashes ??= opts.block
+        ? opts.block.transactions.map((tx) => tx.hash())
+        : (chain.getTxHashes(hash) ?? []);
+      const txHash = txHashes[t];
+      if (!txHash) continue;
       out.push({
         address,
         topics,
@@ -143,7 +159,7 @@ export function blockLogs(
         blockNumber: header.number,
         blockHash: hash,
         blockTimestamp: header.timestamp,
-        transactionHash: tx.hash(),
+        transactionHash: txHash,
         transactionIndex: t,
         logIndex,
         removed: opts.removed ?? false,

@@ -5,7 +5,8 @@
  * few WebSocket differences follow `ctx.transport`.
  *
  * Responses are built as strings: the envelope by concatenation, the result with one JSON.stringify.
- * Handlers therefore return JSON-ready values (hex strings, plain objects, arrays, booleans, null).
+ * Handlers therefore return JSON-ready values (hex strings, plain objects, arrays, booleans, null), or
+ * a `RawJson` whose text is used as it is.
  */
 import {
   ETH_SEND_TX_NOT_AVAILABLE,
@@ -24,6 +25,7 @@ import {
 } from './errors.js';
 import { isKnownMethodName } from './method-names.js';
 import type { ApiGroup, AuthenticatedUser, MethodContext, RpcMethod } from './methods/types.js';
+import { RawJson } from './rawJson.js';
 import type { Services } from './services.js';
 
 export interface DispatchContext extends MethodContext {
@@ -51,6 +53,8 @@ export interface DispatcherOptions {
   enabledGroups: readonly ApiGroup[];
   /** Largest HTTP batch; 0 or less is unlimited. Not applied over WebSocket. */
   maxBatchSize: number;
+  /** Methods served whatever the enabled groups (Besu's WS subscription methods). */
+  alwaysEnabled?: readonly RpcMethod[];
 }
 
 export interface Dispatcher {
@@ -137,6 +141,10 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     // A method may be registered under several groups (plugins_reloadPluginConfig: ADMIN and PLUGINS).
     if (enabled.has(method.group) && !table.has(method.name)) table.set(method.name, method);
   }
+  for (const method of opts.alwaysEnabled ?? []) {
+    registeredNames.add(method.name);
+    table.set(method.name, method);
+  }
 
   // eth_sendTransaction exists only to refuse (Alder holds no keys), with its own -32604 message.
   if (enabled.has('ETH') && !registeredNames.has('eth_sendTransaction')) {
@@ -170,7 +178,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   function finishResult(idJson: string, result: unknown, name: string): Answer {
     let json: string | undefined;
     try {
-      json = JSON.stringify(result);
+      json = result instanceof RawJson ? result.json : JSON.stringify(result);
     } catch (err) {
       logInternalError(err, name);
       return errorAnswer(idJson, INTERNAL_ERROR);

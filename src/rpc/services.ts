@@ -6,6 +6,7 @@ import type { Common } from '@ethereumjs/common';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { BlockImporter } from '../chain/importer.js';
 import type { Config } from '../config/types.js';
+import type { Clique } from '../consensus/clique/index.js';
 import type { FilterManager } from '../filters/manager.js';
 import type { MiningService } from '../mining/service.js';
 import type { WorldState } from '../state/worldState.js';
@@ -27,6 +28,8 @@ export interface Services {
   txPool?: TxPool;
   /** Poll filters (eth_newFilter …). */
   filters?: FilterManager;
+  /** Clique signers, votes and proposals; present only on Clique chains. */
+  clique?: Clique;
   /** Block production (proof-of-work chains); absent where the consensus mines no blocks locally. */
   miner?: MiningService;
 }

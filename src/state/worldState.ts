@@ -4,7 +4,7 @@
  */
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
+import { Caches, CacheType, MerkleStateManager } from '@ethereumjs/statemanager';
 import {
   Account,
   Address,
@@ -43,18 +43,23 @@ export class WorldState {
     });
   }
 
-  /** A state manager at `root`; `cached` adds account/storage/code caches (for block import). */
-  open(root: Uint8Array | undefined, cached = false): MerkleStateManager {
+  /**
+   * A state manager at `root`; `caches` (or `true` for new ones) keeps accounts, storage and code
+   * between blocks (block import and building).
+   */
+  open(root: Uint8Array | undefined, caches: Caches | boolean = false): MerkleStateManager {
     return new MerkleStateManager({
       trie: this.newTrie(root),
       common: this.common,
-      caches: cached ? new Caches() : undefined,
+      caches: caches === true ? new Caches() : caches === false ? undefined : caches,
     });
   }
 
   /**
    * A shared, read-only state manager at `root` (for queries: never write through it). Keeps the
-   * trie nodes it has read, so repeated reads of the same block's state skip LMDB and RLP decoding.
+   * trie nodes it has read, and the accounts, slots and code decoded from them (bounded LRU caches:
+   * a fixed root never changes, so nothing needs invalidating), so repeated reads of the same block's
+   * state skip the trie walk, LMDB and RLP decoding.
    */
   reader(root: Uint8Array): MerkleStateManager {
     const key = bytesToHex(root);
@@ -73,6 +78,11 @@ export class WorldState {
           cacheSize: 4096,
         }),
         common: this.common,
+        caches: new Caches({
+          account: { type: CacheType.LRU, size: 20_000 },
+          storage: { type: CacheType.LRU, size: 20_000 },
+          code: { type: CacheType.LRU, size: 1_000 },
+        }),
       });
       if (this.readers.size >= 16) this.readers.delete(this.readers.keys().next().value as string);
     }

@@ -1,6 +1,6 @@
 /**
  * The external conformance suites for the execution methods (eth_call, eth_estimateGas,
- * eth_createAccessList, eth_gasPrice, eth_maxPriorityFeePerGas, eth_getMinerData*), replayed with
+ * eth_createAccessList, eth_simulateV1, eth_gasPrice, eth_maxPriorityFeePerGas, eth_getMinerData*), replayed with
  * the shared runner against the real CLI on the chains each suite was recorded on.
  */
 import { join } from 'node:path';
@@ -24,6 +24,7 @@ const EXECUTION_METHODS = new Set([
   'eth_maxPriorityFeePerGas',
   'eth_getMinerDataByBlockHash',
   'eth_getMinerDataByBlockNumber',
+  'eth_simulateV1',
 ]);
 
 /** Cases left out (none at present); each entry would carry its reason in a comment. */

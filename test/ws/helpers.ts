@@ -54,7 +54,12 @@ export class TestSource extends EventEmitter implements SubscriptionSource {
     return () => this.off('syncing', cb);
   }
   head(header: JsonObject, logs: JsonObject[] = [], removed: JsonObject[] = [], full?: () => JsonObject) {
-    this.emit('head', header, logs, removed, full);
+    this.emit('head', {
+      headerJson: () => JSON.stringify(header),
+      withTransactionsJson: () => JSON.stringify(full ? full() : header),
+      logs: () => logs,
+      removedLogs: () => removed,
+    });
   }
 }
 
@@ -74,7 +79,8 @@ export async function startHarness(
   const source = new TestSource();
   const subscriptions = new SubscriptionManager(source);
   const dispatcher = createDispatcher({
-    methods: [...methods, ...subscriptionMethods],
+    methods,
+    alwaysEnabled: subscriptionMethods,
     enabledGroups: overrides.groups ?? ['ETH', 'NET', 'WEB3', 'ADMIN'],
     maxBatchSize: 0,
   });
@@ -173,7 +179,17 @@ export class Client {
   async call(method: string, params: unknown[] = []): Promise<any> {
     const id = this.nextId++;
     this.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-    return this.next();
+    // Notifications that arrive before the answer stay queued, in order, for next().
+    const skipped: unknown[] = [];
+    try {
+      for (;;) {
+        const m = await this.next();
+        if (typeof m === 'object' && m !== null && (m as { id?: unknown }).id === id) return m;
+        skipped.push(m);
+      }
+    } finally {
+      this.received.unshift(...skipped);
+    }
   }
 
   close(): void {

@@ -72,6 +72,40 @@ describe('eth_subscribe / eth_unsubscribe', () => {
     b.close();
   });
 
+  it('formats a block once for all its subscribers, and not at all when nobody listens', async () => {
+    h = await startHarness();
+    const calls = { header: 0, full: 0, logs: 0, removed: 0 };
+    const counted =
+      <T>(key: keyof typeof calls, value: () => T) =>
+      () => {
+        calls[key]++;
+        return value();
+      };
+    const emit = (n: number) =>
+      h?.source.emit('head', {
+        headerJson: counted('header', () => JSON.stringify(header(n))),
+        withTransactionsJson: counted('full', () => JSON.stringify(header(n))),
+        logs: counted('logs', () => [log(A, [T1])]),
+        removedLogs: counted('removed', () => []),
+      });
+    emit(1);
+    expect(calls).toEqual({ header: 0, full: 0, logs: 0, removed: 0 });
+
+    const clients = await Promise.all([1, 2, 3].map(() => Client.connect((h as Harness).url)));
+    for (const c of clients) {
+      await c.call('eth_subscribe', ['newHeads']);
+      await c.call('eth_subscribe', ['logs', {}]);
+    }
+    emit(2);
+    for (const c of clients)
+      expect([(await c.next()).params.result, (await c.next()).params.result]).toEqual([
+        header(2),
+        log(A, [T1]),
+      ]);
+    expect(calls).toEqual({ header: 1, full: 0, logs: 1, removed: 1 });
+    for (const c of clients) c.close();
+  });
+
   it('logs: address and topic filters, removed logs first with removed: true', async () => {
     h = await startHarness();
     const c = await Client.connect(h.url);
@@ -112,8 +146,13 @@ describe('eth_subscribe / eth_unsubscribe', () => {
     const syncing = (await c.call('eth_subscribe', ['syncing'])).result;
     const tx = { from: A, hash: T1, nonce: '0x0' };
 
-    h.source.emit('pending', T1, tx);
+    let built = 0;
+    h.source.emit('pending', T1, () => {
+      built++;
+      return tx;
+    });
     expect([await c.next(), await c.next()]).toEqual([notification(hashes, T1), notification(details, tx)]);
+    expect(built).toBe(1);
     h.source.emit('dropped', T1);
     expect(await c.next()).toEqual(notification(dropped, T1));
     const status = { startingBlock: '0x0', currentBlock: '0x1', highestBlock: '0x9' };

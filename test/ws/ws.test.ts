@@ -189,7 +189,7 @@ describe('limits', () => {
     (c.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
     const tx = { hash: `0x${'ab'.repeat(32)}`, input: `0x${'00'.repeat(50_000)}` };
     for (let i = 0; i < 2000 && h.subscriptions.size > 0; i++) {
-      h.source.emit('pending', tx.hash, tx);
+      h.source.emit('pending', tx.hash, () => tx);
       if (i % 50 === 0) await sleep(1);
     }
     expect(h.subscriptions.size).toBe(0);

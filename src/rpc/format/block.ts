@@ -4,7 +4,7 @@
  * Shanghai, blob gas and the beacon root from Cancun, `requestsHash` from Prague.
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
-import type { Withdrawal } from '@ethereumjs/util';
+import type { Address, Withdrawal } from '@ethereumjs/util';
 import { type ChainStore, rlpListLength } from '../../chain/chainStore.js';
 import { bytes, quantity } from './hex.js';
 import { formatTransaction, type TxJson, type TxLocationHex } from './transaction.js';
@@ -145,5 +145,22 @@ export function formatUncle(header: BlockHeader, chain: ChainStore, opts: Format
   out.uncles = [];
   out.transactions = [];
   headerTail(out, header, header.withdrawalsRoot !== undefined ? [] : undefined);
+  return out;
+}
+
+/** A block that is not in the store (eth_simulateV1): size from its own RLP, senders given. */
+export function formatUnstoredBlock(block: Block, fullTxs: boolean, senders: readonly Address[]): BlockJson {
+  const header = block.header;
+  const hashHex = bytes(header.hash());
+  const out = headerHead(header, hashHex, undefined, block.serialize().length);
+  out.uncles = block.uncleHeaders.map((u) => bytes(u.hash()));
+  const txs = block.transactions;
+  const base = txLocationBase(header, hashHex);
+  out.transactions = txs.map((tx, i) =>
+    fullTxs
+      ? formatTransaction(tx, senders[i] ?? tx.getSenderAddress(), { ...base, index: i })
+      : bytes(tx.hash()),
+  );
+  headerTail(out, header, block.withdrawals);
   return out;
 }

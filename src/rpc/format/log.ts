@@ -3,6 +3,7 @@
  * with another member order; see receipt.ts.
  */
 import type { LogEntry } from '../../filters/logs.js';
+import { RawJson } from '../rawJson.js';
 import { bytes, quantity } from './hex.js';
 
 export type LogJson = Record<string, unknown>;
@@ -57,3 +58,40 @@ export function formatLog(entry: LogEntry): LogJson {
 }
 
 export { topicsJson };
+
+/** Logs of canonical blocks serialised once each, keyed by block hash and log index. */
+export class LogJsonCache {
+  private readonly entries = new Map<string, string>();
+
+  constructor(private readonly maxEntries: number) {}
+
+  /** The logs as a JSON array: each non-removed log's text from the cache, formatted on a miss. */
+  answer(entries: readonly LogEntry[]): RawJson {
+    if (entries.length === 0) return new RawJson('[]');
+    let out = '[';
+    let lastBlock: Uint8Array | undefined;
+    let prefix = '';
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i] as LogEntry;
+      if (i > 0) out += ',';
+      if (e.removed) {
+        out += JSON.stringify(formatLog(e));
+        continue;
+      }
+      if (e.blockHash !== lastBlock) {
+        lastBlock = e.blockHash;
+        prefix = `${bytes(e.blockHash)}:`;
+      }
+      const key = prefix + e.logIndex;
+      let text = this.entries.get(key);
+      if (text === undefined) {
+        text = JSON.stringify(formatLog(e));
+        if (this.entries.size >= this.maxEntries)
+          this.entries.delete(this.entries.keys().next().value as string);
+        this.entries.set(key, text);
+      }
+      out += text;
+    }
+    return new RawJson(`${out}]`);
+  }
+}

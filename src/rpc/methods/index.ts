@@ -1,4 +1,5 @@
 /** Every JSON-RPC method Alder serves; the dispatcher enables them by group. */
+import { cliqueMethods } from './clique/index.js';
 import { debugBatchSendRawTransaction } from './debug/batchSend.js';
 import { debugRawMethods } from './debug/raw.js';
 import { blockMethods } from './eth/blocks.js';
@@ -16,6 +17,7 @@ import { minerDataMethods } from './eth/minerData.js';
 import { miningMethods } from './eth/mining.js';
 import { receiptMethods } from './eth/receipts.js';
 import { ethSendRawTransaction } from './eth/sendRawTransaction.js';
+import { ethSimulateV1 } from './eth/simulateV1.js';
 import { stateMethods } from './eth/state.js';
 import { transactionMethods } from './eth/transactions.js';
 import { uncleMethods } from './eth/uncles.js';
@@ -40,6 +42,7 @@ export const allMethods: RpcMethod[] = [
   ethCall,
   ethEstimateGas,
   ethCreateAccessList,
+  ethSimulateV1,
   ...gasPriceMethods,
   ...minerDataMethods,
   ...web3Methods,
@@ -49,6 +52,7 @@ export const allMethods: RpcMethod[] = [
   debugBatchSendRawTransaction,
   ...txpoolMethods,
   ...filterMethods,
+  ...cliqueMethods,
   ...miningMethods,
   ...workMethods,
   ...minerMethods,

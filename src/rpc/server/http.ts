@@ -5,13 +5,12 @@
  * as they arrive. The JSON-RPC route does no work of its own beyond the auth gate: the dispatcher builds
  * the answer string and its status.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { DispatchContext, Dispatcher, DispatchResult } from '../dispatch.js';
 import { INTERNAL_ERROR, UNAUTHORIZED } from '../errors.js';
 import type { AuthenticatedUser, RpcMethod } from '../methods/types.js';
 import type { Services } from '../services.js';
 import { createCorsPolicy, createHostCheck } from './http-policy.js';
+import { type Http1Handler, type Http1Request, type Http1Response, startHttp1Server } from './http1.js';
 import { prettyJson } from './pretty-json.js';
 
 /** What `POST /login` answers. `statusMessage` replaces the usual reason phrase when set. */
@@ -74,6 +73,8 @@ const NOT_FOUND_BODY = '<html><body><h1>Resource not found</h1></body></html>';
 const HEALTH_UP = prettyJson({ status: 'UP' });
 const HEALTH_DOWN = prettyJson({ status: 'DOWN' });
 const JSON_TYPE = 'application/json';
+/** Keep-alive connections with no request in progress are closed after this long. */
+const IDLE_TIMEOUT_MS = 60_000;
 
 /** Does an Accept header allow application/json (what Besu's `produces(application/json)` routes need)? */
 function acceptsJson(accept: string | undefined): boolean {
@@ -92,7 +93,6 @@ type HeaderList = readonly string[];
 export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
   const hostAllowed = createHostCheck(opts.hostAllowlist);
   const cors = createCorsPolicy(opts.corsOrigins);
-  const maxBody = opts.maxRequestContentLength;
   const transport = opts.transport ?? 'http';
   const { dispatcher, auth } = opts;
   const pretty = opts.prettyJson === true;
@@ -104,41 +104,35 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const jsonHeaders: HeaderList = ['Content-Type', JSON_TYPE, ...bareHeaders];
   const bareOf = (headers: HeaderList): HeaderList =>
     headers === jsonHeaders ? bareHeaders : withoutType(headers);
+  /** Headers of a request's answers, decided by `head` (CORS) and used again by `request`. */
+  const answerHeaders = new WeakMap<Http1Request, HeaderList>();
 
-  function send(
-    res: ServerResponse,
+  const answer = (
     status: number,
     body: string,
     headers: HeaderList,
     statusMessage?: string,
-  ): void {
-    if (res.destroyed) return;
-    // An explicit length keeps Node from switching to chunked encoding (Besu sends Content-Length too).
-    const list = [...headers, 'Content-Length', String(Buffer.byteLength(body))];
-    if (statusMessage !== undefined) res.writeHead(status, statusMessage, list);
-    else res.writeHead(status, list);
-    res.end(body);
-  }
+  ): Http1Response =>
+    statusMessage === undefined ? { status, body, headers } : { status, body, headers, statusMessage };
 
-  function sendResult(res: ServerResponse, result: DispatchResult, headers: HeaderList): void {
+  function resultAnswer(result: DispatchResult, headers: HeaderList): Http1Response {
     let text = result.body ?? '';
     if (pretty && text !== '') text = prettyJson(JSON.parse(text));
-    send(res, result.status, text, result.bareBody ? bareOf(headers) : headers);
+    return answer(result.status, text, result.bareBody ? bareOf(headers) : headers);
   }
 
   function handleJsonRpc(
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: Http1Request,
     body: string,
     headers: HeaderList,
-  ): void | Promise<void> {
+  ): Http1Response | Promise<Http1Response> {
     if (auth === undefined) {
       const result = dispatcher.dispatch(body, baseContext);
-      if (result instanceof Promise) return result.then((r) => sendResult(res, r, headers));
-      return sendResult(res, result, headers);
+      if (result instanceof Promise) return result.then((r) => resultAnswer(r, headers));
+      return resultAnswer(result, headers);
     }
     return auth.authenticate(req.headers.authorization).then(async ({ user, error }) => {
-      if (error === 'missing' && auth.required) return send(res, 401, UNAUTHORIZED_BODY, bareOf(headers));
+      if (error === 'missing' && auth.required) return answer(401, UNAUTHORIZED_BODY, bareOf(headers));
       const ctx: DispatchContext = {
         services: opts.services,
         transport,
@@ -146,166 +140,97 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         authRequired: auth.required,
         permit: auth.permit?.(user),
       };
-      sendResult(res, await dispatcher.dispatch(body, ctx), headers);
+      return resultAnswer(await dispatcher.dispatch(body, ctx), headers);
     });
   }
 
   async function otherRoutes(
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: Http1Request,
     path: string,
     query: string,
     body: string,
     headers: HeaderList,
-  ): Promise<void> {
+  ): Promise<Http1Response> {
     const method = req.method;
     const bare = bareOf(headers);
     switch (path) {
       case '/':
-        if (method === 'GET') return send(res, 201, '', bare);
-        return send(res, 405, 'Method Not Allowed', bare);
+        if (method === 'GET' || method === 'HEAD') return answer(201, '', bare);
+        return answer(405, 'Method Not Allowed', bare);
       case '/liveness':
-        if (method !== 'GET') return send(res, 405, 'Method Not Allowed', bare);
-        return send(res, 200, HEALTH_UP, bare);
+        if (method !== 'GET' && method !== 'HEAD') return answer(405, 'Method Not Allowed', bare);
+        return answer(200, HEALTH_UP, bare);
       case '/readiness': {
-        if (method !== 'GET') return send(res, 405, 'Method Not Allowed', bare);
+        if (method !== 'GET' && method !== 'HEAD') return answer(405, 'Method Not Allowed', bare);
         const params = new URLSearchParams(query);
         const ready = opts.readiness ? await opts.readiness((name) => params.get(name) ?? undefined) : true;
-        return send(res, ready ? 200 : 503, ready ? HEALTH_UP : HEALTH_DOWN, bare);
+        return answer(ready ? 200 : 503, ready ? HEALTH_UP : HEALTH_DOWN, bare);
       }
       case '/login': {
-        if (method !== 'POST') return send(res, 405, 'Method Not Allowed', bare);
-        if (!acceptsJson(req.headers.accept)) return send(res, 406, 'Not Acceptable', bare);
-        if (auth?.login === undefined) return send(res, 400, '', bare, 'Authentication not enabled');
-        const answer = await auth.login(body);
-        const loginHeaders = answer.contentType ? [...bare, 'Content-Type', answer.contentType] : bare;
-        return send(res, answer.status, answer.body, loginHeaders, answer.statusMessage);
+        if (method !== 'POST') return answer(405, 'Method Not Allowed', bare);
+        if (!acceptsJson(req.headers.accept)) return answer(406, 'Not Acceptable', bare);
+        if (auth?.login === undefined) return answer(400, '', bare, 'Authentication not enabled');
+        const reply = await auth.login(body);
+        const loginHeaders = reply.contentType ? [...bare, 'Content-Type', reply.contentType] : bare;
+        return answer(reply.status, reply.body, loginHeaders, reply.statusMessage);
       }
       default:
-        return send(res, 404, NOT_FOUND_BODY, [...bare, 'Content-Type', 'text/html; charset=utf-8']);
+        return answer(404, NOT_FOUND_BODY, [...bare, 'Content-Type', 'text/html; charset=utf-8']);
     }
   }
 
-  function route(req: IncomingMessage, res: ServerResponse, body: string, headers: HeaderList): void {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    let path = q < 0 ? url : url.slice(0, q);
-    if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
-    if (path === '') path = '/';
-
-    let pending: void | Promise<void>;
-    try {
-      if (path === '/' && req.method === 'POST') {
-        pending = acceptsJson(req.headers.accept)
-          ? handleJsonRpc(req, res, body, headers)
-          : send(res, 406, 'Not Acceptable', bareOf(headers));
-      } else {
-        pending = otherRoutes(req, res, path, q < 0 ? '' : url.slice(q + 1), body, headers);
-      }
-    } catch (err) {
-      pending = Promise.reject(err);
-    }
-    if (pending instanceof Promise) {
-      pending.catch((err: unknown) => {
-        // The dispatcher maps handler failures itself; this is a failure of the server code.
-        console.error('HTTP JSON-RPC request failed', err);
-        send(res, 200, INTERNAL_ERROR_BODY, headers);
-      });
-    }
-  }
-
-  function onRequest(req: IncomingMessage, res: ServerResponse): void {
-    if (!hostAllowed(req.headers.host)) {
-      send(res, 403, HOST_NOT_AUTHORIZED, ['Content-Type', 'application/json; charset=utf-8']);
-      return;
-    }
-
-    let headers = jsonHeaders;
-    const decision = cors.decide(
-      req.method,
-      req.headers.origin,
-      req.headers['access-control-request-method'],
-    );
-    if (decision.kind !== 'none') {
-      if (decision.kind === 'reject') {
-        send(res, 403, CORS_REJECTED, [], CORS_REJECTED);
-        return;
-      }
-      if (decision.kind === 'preflight') {
-        send(res, 204, '', [
+  const handler: Http1Handler = {
+    // Besu's order: Host allowlist (403), CORS (403 or preflight 204), then the body size (413).
+    head(req) {
+      if (!hostAllowed(req.headers.host))
+        return answer(403, HOST_NOT_AUTHORIZED, ['Content-Type', 'application/json; charset=utf-8']);
+      const decision = cors.decide(
+        req.method,
+        req.headers.origin,
+        req.headers['access-control-request-method'],
+      );
+      if (decision.kind === 'none') return undefined;
+      if (decision.kind === 'reject') return answer(403, CORS_REJECTED, [], CORS_REJECTED);
+      if (decision.kind === 'preflight')
+        return answer(204, '', [
           'Access-Control-Allow-Origin',
           decision.allowOrigin,
           'Access-Control-Allow-Headers',
           cors.allowHeaders,
         ]);
-        return;
+      answerHeaders.set(req, [...jsonHeaders, 'Access-Control-Allow-Origin', decision.allowOrigin]);
+      return undefined;
+    },
+    request(req, body) {
+      const headers = answerHeaders.get(req) ?? jsonHeaders;
+      const url = req.url;
+      const q = url.indexOf('?');
+      let path = q < 0 ? url : url.slice(0, q);
+      if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+      if (path === '') path = '/';
+      if (path === '/' && req.method === 'POST') {
+        return acceptsJson(req.headers.accept)
+          ? handleJsonRpc(req, body, headers)
+          : answer(406, 'Not Acceptable', bareOf(headers));
       }
-      headers = [...jsonHeaders, 'Access-Control-Allow-Origin', decision.allowOrigin];
-    }
-
-    const declared = req.headers['content-length'];
-    if (declared !== undefined && Number(declared) > maxBody) {
-      tooLarge(res);
-      return;
-    }
-
-    // Most bodies arrive in one chunk; keep that case free of copies.
-    let first: Buffer | undefined;
-    let chunks: Buffer[] | undefined;
-    let size = 0;
-    let refused = false;
-    req.on('data', (chunk: Buffer) => {
-      if (refused) return;
-      size += chunk.length;
-      if (size > maxBody) {
-        refused = true;
-        tooLarge(res);
-        return;
-      }
-      if (first === undefined) first = chunk;
-      else if (chunks === undefined) chunks = [first, chunk];
-      else chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (refused) return;
-      const body =
-        chunks !== undefined
-          ? Buffer.concat(chunks, size).toString('utf8')
-          : first
-            ? first.toString('utf8')
-            : '';
-      route(req, res, body, headers);
-    });
-    req.on('error', () => {
-      refused = true;
-    });
-  }
-
-  function tooLarge(res: ServerResponse): void {
-    if (res.headersSent || res.destroyed) return;
-    res.writeHead(413, ['Connection', 'close', 'Content-Length', '24']);
-    res.end('Request Entity Too Large');
-  }
-
-  const server = createServer({ keepAlive: true }, onRequest);
-  if (opts.maxActiveConnections > 0) server.maxConnections = opts.maxActiveConnections;
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
-      }),
+      return otherRoutes(req, path, q < 0 ? '' : url.slice(q + 1), body, headers);
+    },
+    onError(err) {
+      // The dispatcher maps handler failures itself; this is a failure of the server code.
+      console.error('HTTP JSON-RPC request failed', err);
+      return answer(200, INTERNAL_ERROR_BODY, jsonHeaders);
+    },
   };
+
+  const server = await startHttp1Server({
+    host: opts.host,
+    port: opts.port,
+    maxBodyBytes: opts.maxRequestContentLength,
+    maxConnections: opts.maxActiveConnections,
+    handler,
+    idleTimeoutMs: IDLE_TIMEOUT_MS,
+  });
+  return server;
 }
 
 function withoutType(headers: HeaderList): HeaderList {

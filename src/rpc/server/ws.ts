@@ -28,19 +28,20 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { bearerToken, type RpcAuth } from '../auth/index.js';
-import type { DispatchContext, Dispatcher } from '../dispatch.js';
+import type { DispatchContext, Dispatcher, DispatchResult } from '../dispatch.js';
 import { INTERNAL_ERROR, INVALID_REQUEST, type RpcErrorSpec } from '../errors.js';
 import type { AuthenticatedUser } from '../methods/types.js';
 import type { Services } from '../services.js';
 import type { SubscriptionConnection, SubscriptionManager } from '../subscriptions/manager.js';
 import { servicesForConnection } from '../subscriptions/methods.js';
 import { createHostCheck } from './http-policy.js';
+import { textFrame } from './wsFrame.js';
 
 export interface WsServerOptions {
   host: string;
   port: number;
   /** Built with this service's methods and groups, and no batch limit (WS batches have none). */
-  dispatcher: Pick<Dispatcher, 'handle'>;
+  dispatcher: Pick<Dispatcher, 'dispatch'>;
   services: Services;
   /** `--rpc-ws-max-frame-size` (Besu default 1 MiB); a message may span up to 4 frames' worth. */
   maxFrameSize: number;
@@ -131,6 +132,8 @@ class FrameSizeGuard {
 
 interface Connection extends SubscriptionConnection {
   readonly ws: WebSocket;
+  /** The upgraded socket under `ws`: answers and notifications are written to it as whole frames. */
+  readonly socket: Duplex;
   services: Services;
   readonly token: string | undefined;
   /** Set once the connection is being closed by us; nothing more is executed or sent. */
@@ -138,6 +141,8 @@ interface Connection extends SubscriptionConnection {
   pending: number;
   paused: boolean;
   chain: Promise<void>;
+  /** The request context when authentication is off (the same for every message). */
+  context: DispatchContext;
 }
 
 export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
@@ -218,12 +223,14 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
     const conn: Connection = {
       id,
       ws,
+      socket,
       token: bearerToken(req.headers.authorization),
       services: opts.services,
       closing: false,
       pending: 0,
       paused: false,
       chain: Promise.resolve(),
+      context: { services: opts.services, transport: 'ws' },
       send: (message) => send(conn, message),
     };
     // Its own services object, bound to this connection for eth_subscribe / eth_unsubscribe.
@@ -231,6 +238,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
       connection: conn,
       ...(opts.subscriptions ? { subscriptions: opts.subscriptions } : {}),
     });
+    conn.context = { services: conn.services, transport: 'ws' };
     connections.add(conn);
 
     const guard = new FrameSizeGuard(opts.maxFrameSize);
@@ -253,13 +261,33 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
 
   function enqueue(conn: Connection, data: Buffer): void {
     if (conn.closing) return;
+    if (conn.pending === 0) {
+      // Nothing queued ahead of this message: handle it now, without a trip through the promise chain
+      // (most methods answer synchronously). Order is kept: later messages queue behind it if it waits.
+      let waiting: Promise<void> | undefined;
+      try {
+        waiting = handleMessage(conn, data);
+      } catch {
+        send(conn, errorResponse(INTERNAL_ERROR));
+        return;
+      }
+      if (waiting !== undefined) track(conn, waiting);
+      return;
+    }
+    track(
+      conn,
+      conn.chain.then(() => (conn.closing ? undefined : handleMessage(conn, data))),
+    );
+  }
+
+  /** Queues work behind the connection's earlier messages and pauses reading when too much waits. */
+  function track(conn: Connection, work: Promise<void>): void {
     conn.pending++;
     if (!conn.paused && conn.pending >= PAUSE_AFTER_PENDING) {
       conn.paused = true;
       conn.ws.pause();
     }
-    conn.chain = conn.chain
-      .then(() => (conn.closing ? undefined : handleMessage(conn, data)))
+    conn.chain = work
       .catch(() => {
         send(conn, errorResponse(INTERNAL_ERROR));
       })
@@ -272,27 +300,46 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
       });
   }
 
-  async function handleMessage(conn: Connection, data: Buffer): Promise<void> {
+  /** Answers one message; returns a promise only when the answer is not ready at once. */
+  function handleMessage(conn: Connection, data: Buffer): Promise<void> | undefined {
     // The dispatcher applies the WebSocket parse rules (unparsable or non-object/array ⇒ -32603); the
     // cases where Besu's WebSocket handler differs from it are settled here: only a truly empty frame
     // is -32600 (whitespace is unparsable text), and an empty batch answers an empty array.
     if (data.length === 0) {
       send(conn, errorResponse(INVALID_REQUEST));
-      return;
+      return undefined;
     }
     const text = data.toString('utf8');
-    if (WHITESPACE_ONLY.test(text)) {
-      send(conn, errorResponse(INTERNAL_ERROR));
-      return;
+    const first = text.charCodeAt(0);
+    // Only text starting with whitespace or `[` can be blank or an empty batch.
+    if (first <= 0x20 || first === 0x5b) {
+      if (WHITESPACE_ONLY.test(text)) {
+        send(conn, errorResponse(INTERNAL_ERROR));
+        return undefined;
+      }
+      if (EMPTY_BATCH.test(text)) {
+        send(conn, '[]');
+        return undefined;
+      }
     }
-    if (EMPTY_BATCH.test(text)) {
-      send(conn, '[]');
-      return;
+    if (auth) {
+      return requestContext(conn).then((ctx) =>
+        conn.closing ? undefined : answer(conn, opts.dispatcher.dispatch(text, ctx)),
+      );
     }
+    return answer(conn, opts.dispatcher.dispatch(text, conn.context));
+  }
 
-    const ctx = await requestContext(conn);
-    if (conn.closing) return;
-    const result = await opts.dispatcher.handle(text, ctx);
+  function answer(
+    conn: Connection,
+    result: DispatchResult | Promise<DispatchResult>,
+  ): Promise<void> | undefined {
+    if (result instanceof Promise) return result.then((r) => sendResult(conn, r));
+    sendResult(conn, result);
+    return undefined;
+  }
+
+  function sendResult(conn: Connection, result: DispatchResult): void {
     if (result.body !== undefined && result.body !== '') send(conn, result.body);
   }
 
@@ -319,7 +366,9 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
       closeConnection(conn, CLOSE_SEND_QUEUE_FULL, 'Send queue limit exceeded');
       return;
     }
-    conn.ws.send(message);
+    // A whole frame per write. `ws` itself only ever writes whole frames too (close, pong), and without
+    // compression it never holds one back, so frames from both sides cannot interleave.
+    conn.socket.write(textFrame(message));
   }
 
   function closeConnection(conn: Connection, code: number, reason: string): void {

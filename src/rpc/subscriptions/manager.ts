@@ -9,7 +9,7 @@
  * head costs one JSON.stringify however many connections listen.
  */
 import { type LogFilter, logMatches, parseLogFilter } from './logFilter.js';
-import type { JsonObject, SubscriptionSource } from './source.js';
+import type { JsonObject, NewHeadParts, SubscriptionSource } from './source.js';
 
 /** Where a subscription's notifications go: one WebSocket connection. */
 export interface SubscriptionConnection {
@@ -61,9 +61,7 @@ export class SubscriptionManager {
   private readonly detach: Array<() => void> = [];
 
   constructor(source: SubscriptionSource) {
-    this.detach.push(
-      source.onNewHead((header, logs, removed, full) => this.newHead(header, logs, removed, full)),
-    );
+    this.detach.push(source.onNewHead((head) => this.newHead(head)));
     this.detach.push(source.onPendingTransaction((hash, tx) => this.pendingTransaction(hash, tx)));
     if (source.onDroppedTransaction) {
       this.detach.push(
@@ -157,28 +155,29 @@ export class SubscriptionManager {
     return set && set.size > 0 ? [...set] : [];
   }
 
-  private newHead(
-    header: JsonObject,
-    logs: readonly JsonObject[],
-    removedLogs: readonly JsonObject[],
-    withTransactions?: () => JsonObject,
-  ): void {
+  private newHead(head: NewHeadParts): void {
     const heads = this.snapshot('newHeads');
     if (heads.length > 0) {
-      const plain = JSON.stringify(header);
+      let plain: string | undefined;
       let full: string | undefined;
       for (const sub of heads) {
-        let json = plain;
-        if (sub.includeTransactions && withTransactions) {
-          full ??= JSON.stringify(withTransactions());
+        let json: string;
+        if (sub.includeTransactions) {
+          full ??= head.withTransactionsJson();
           json = full;
+        } else {
+          plain ??= head.headerJson();
+          json = plain;
         }
         sub.connection.send(notification(sub.hexId, json));
       }
     }
 
     const logSubs = this.snapshot('logs');
-    if (logSubs.length === 0 || (logs.length === 0 && removedLogs.length === 0)) return;
+    if (logSubs.length === 0) return;
+    const logs = head.logs();
+    const removedLogs = head.removedLogs();
+    if (logs.length === 0 && removedLogs.length === 0) return;
     // Logs taken off the chain first (removed: true), then the block's own logs, each as one message.
     const all: Array<{ log: JsonObject; json?: string }> = [
       ...removedLogs.map((log) => ({ log: log.removed === true ? log : { ...log, removed: true } })),
@@ -194,13 +193,13 @@ export class SubscriptionManager {
     }
   }
 
-  private pendingTransaction(hash: string, tx: JsonObject): void {
+  private pendingTransaction(hash: string, detail: () => JsonObject): void {
     const subs = this.snapshot('newPendingTransactions');
     if (subs.length === 0) return;
     const hashJson = JSON.stringify(hash);
     let txJson: string | undefined;
     for (const sub of subs) {
-      if (sub.includeTransactions) txJson ??= JSON.stringify(tx);
+      if (sub.includeTransactions) txJson ??= JSON.stringify(detail());
       sub.connection.send(notification(sub.hexId, sub.includeTransactions ? (txJson as string) : hashJson));
     }
   }

@@ -5,27 +5,30 @@
  */
 export type JsonObject = Record<string, unknown>;
 
+/** One new canonical block, in the forms subscribers may ask for. */
+export interface NewHeadParts {
+  /** The block as the `newHeads` result (transaction hashes), as JSON text. */
+  headerJson(): string;
+  /** The same block with full transaction objects (`{includeTransactions: true}`), as JSON text. */
+  withTransactionsJson(): string;
+  /** The block's logs (`removed: false`), in log-index order. */
+  logs(): readonly JsonObject[];
+  /** Logs of the blocks this import took off the canonical chain (sent with `removed: true`), or empty. */
+  removedLogs(): readonly JsonObject[];
+}
+
 export interface SubscriptionSource {
   /**
-   * A block became canonical. Called once per block, in order, for every block of a reorg too.
-   * - `header`: the block as the `newHeads` result (transaction hashes).
-   * - `logs`: the block's logs as log objects (`removed: false`), in log-index order.
-   * - `removedLogs`: logs of blocks that this import took off the canonical chain (sent with
-   *   `removed: true`), or empty.
-   * - `withTransactions`: the same block with full transaction objects, built only when a subscriber
-   *   asked for `{includeTransactions: true}`.
+   * A block became canonical. Called once per block, in order, for every block of a reorg too. The
+   * parts are built on first use, so a block nobody listens to costs no formatting.
    */
-  onNewHead(
-    cb: (
-      header: JsonObject,
-      logs: readonly JsonObject[],
-      removedLogs: readonly JsonObject[],
-      withTransactions?: () => JsonObject,
-    ) => void,
-  ): () => void;
+  onNewHead(cb: (head: NewHeadParts) => void): () => void;
 
-  /** A transaction entered the pool: its hash and its pending-transaction detail object. */
-  onPendingTransaction(cb: (hash: string, tx: JsonObject) => void): () => void;
+  /**
+   * A transaction entered the pool: its hash, and its pending-transaction detail object built on
+   * demand (only subscribers with `{includeTransactions: true}` need it).
+   */
+  onPendingTransaction(cb: (hash: string, detail: () => JsonObject) => void): () => void;
 
   /** A transaction left the pool without being mined. Optional. */
   onDroppedTransaction?(cb: (hash: string) => void): () => void;

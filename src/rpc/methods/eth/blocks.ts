@@ -6,11 +6,12 @@ import type { Block } from '@ethereumjs/block';
 import { resolveBlockNumber } from '../../blockParam.js';
 import { INVALID_BLOCK_HASH_PARAMS, INVALID_BLOCK_PARAMS, INVALID_PARAMS } from '../../errors.js';
 import { formatBlock } from '../../format/block.js';
-import { hexToBytes, quantity } from '../../format/hex.js';
+import { bytes, hexToBytes, quantity } from '../../format/hex.js';
 import { type BlockParam, blockNumberParam, bool, hash32, param } from '../../params.js';
+import type { RawJson } from '../../rawJson.js';
 import type { Services } from '../../services.js';
 import type { RpcMethod } from '../types.js';
-import { blockFormatOptions } from './shared.js';
+import { blockFormatOptions, responseCache } from './shared.js';
 
 /** The canonical block a number or tag names; undefined beyond the head or below zero. */
 export function blockByNumberParam(
@@ -25,8 +26,44 @@ export function blockByNumberParam(
   return n < 0n ? undefined : chain.getBlockByNumber(n);
 }
 
+/** Hash of the canonical block a number or tag names; undefined beyond the head or below zero. */
+function canonicalHashOf(
+  services: Services,
+  p: Exclude<BlockParam, { kind: 'hash' }>,
+): Uint8Array | undefined {
+  const chain = services.chain;
+  if (p.kind === 'tag' && (p.tag === 'latest' || p.tag === 'pending')) return chain.head().hash;
+  const n = resolveBlockNumber(chain, p);
+  return n < 0n ? undefined : chain.canonicalHash(n);
+}
+
 export function blockHashParam(params: readonly unknown[], index: number): Uint8Array {
   return hexToBytes(param(params, index, hash32, INVALID_BLOCK_HASH_PARAMS));
+}
+
+const blockKey = (hash: Uint8Array, full: boolean) => `block:${full ? 'full' : 'hashes'}:${bytes(hash)}`;
+
+/**
+ * A block as eth_getBlockBy* answers it, serialised once and kept in the response cache (newHeads
+ * notifications use it, so the reads that follow a notification are answered from the cache).
+ */
+export function blockAnswerOf(services: Services, block: Block, full: boolean): RawJson {
+  const cache = responseCache(services);
+  const key = blockKey(block.hash(), full);
+  return (
+    cache.get(key) ?? cache.put(key, formatBlock(block, full, services.chain, blockFormatOptions(services)))
+  );
+}
+
+/** The block with this hash as the answer of eth_getBlockBy*, from the response cache when there. */
+function blockAnswer(services: Services, hash: Uint8Array, full: boolean): RawJson | null {
+  const cache = responseCache(services);
+  const key = blockKey(hash, full);
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const block = services.chain.getBlock(hash);
+  if (!block) return null;
+  return cache.put(key, formatBlock(block, full, services.chain, blockFormatOptions(services)));
 }
 
 export const ethGetBlockByHash: RpcMethod = {
@@ -35,8 +72,7 @@ export const ethGetBlockByHash: RpcMethod = {
   handler(params, { services }) {
     const hash = blockHashParam(params, 0);
     const full = param(params, 1, bool, INVALID_PARAMS);
-    const block = services.chain.getBlock(hash);
-    return block ? formatBlock(block, full, services.chain, blockFormatOptions(services)) : null;
+    return blockAnswer(services, hash, full);
   },
 };
 
@@ -46,8 +82,8 @@ export const ethGetBlockByNumber: RpcMethod = {
   handler(params, { services }) {
     const p = param(params, 0, blockNumberParam, INVALID_BLOCK_PARAMS);
     const full = param(params, 1, bool, INVALID_PARAMS);
-    const block = blockByNumberParam(services, p);
-    return block ? formatBlock(block, full, services.chain, blockFormatOptions(services)) : null;
+    const hash = canonicalHashOf(services, p);
+    return hash ? blockAnswer(services, hash, full) : null;
   },
 };
 

@@ -15,9 +15,24 @@ import {
   RpcError,
 } from '../../errors.js';
 import { hexToBytes } from '../../format/hex.js';
-import { formatLogs } from '../../format/log.js';
+import { LogJsonCache } from '../../format/log.js';
 import { address, type BlockParam, blockNumberParam, hash32 } from '../../params.js';
+import type { Services } from '../../services.js';
 import type { RpcMethod } from '../types.js';
+
+const logCaches = new WeakMap<Services, LogJsonCache>();
+
+/** Serialised logs kept per node (a log is a few hundred bytes of text). */
+const LOG_CACHE_ENTRIES = 200_000;
+
+function logCache(services: Services): LogJsonCache {
+  let cache = logCaches.get(services);
+  if (!cache) {
+    cache = new LogJsonCache(LOG_CACHE_ENTRIES);
+    logCaches.set(services, cache);
+  }
+  return cache;
+}
 
 type RangeParam = Exclude<BlockParam, { kind: 'hash' }>;
 
@@ -94,11 +109,11 @@ export const ethGetLogs: RpcMethod = {
     if (filter.blockHash) {
       const header = chain.getHeader(filter.blockHash);
       if (!header) throw new RpcError(BLOCK_NOT_FOUND);
-      return formatLogs(blockLogs(chain, header, q));
+      return logCache(services).answer(blockLogs(chain, header, q));
     }
     const { from, to } = logRange(chain, filter);
     const max = services.config.rpcMaxLogsRange;
     if (max > 0 && to - from > BigInt(max)) throw new RpcError(EXCEEDS_RPC_MAX_BLOCK_RANGE);
-    return formatLogs(canonicalLogs(chain, from, to, q));
+    return logCache(services).answer(canonicalLogs(chain, from, to, q));
   },
 };

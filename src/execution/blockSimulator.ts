@@ -1,0 +1,671 @@
+/**
+ * eth_simulateV1: a chain of simulated blocks on top of a block's state, each with optional block
+ * overrides (number, time, gas limit, fee recipient, prevRandao, base fee, blob base fee,
+ * withdrawals), state overrides applied before its calls, and calls executed as unsigned
+ * transactions. Blocks are assembled like real ones (system calls before and after, requests,
+ * state root, transaction and receipt tries), so hashes and roots match other clients.
+ *
+ * Without `validation` calls skip the nonce and base-fee checks and blocks get a zero base fee; the
+ * balance check for gas × fee cap + value always applies. A gas budget (--rpc-gas-cap) covers the
+ * whole simulation. Nothing is written to the chain: the state lives in an overlay dropped with it.
+ */
+import { Block, type BlockHeader, createBlockHeader } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { type EVM, getActivePrecompiles, type PrecompileFunc } from '@ethereumjs/evm';
+import {
+  createBlob4844Tx,
+  createEOACode7702Tx,
+  createFeeMarket1559Tx,
+  createLegacyTx,
+  paramsTx,
+  type TypedTransaction,
+} from '@ethereumjs/tx';
+import { Account, Address, bytesToHex, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util';
+import { buildBlock, createVM, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
+import type { ChainStore } from '../chain/chainStore.js';
+import type { WorldState } from '../state/worldState.js';
+import {
+  type AccountOverride,
+  type CallRequest,
+  openOverlayState,
+  type StateOverrides,
+} from './simulator.js';
+import { type TracedLog, TransferTracer } from './transferTracer.js';
+
+export interface BlockOverrides {
+  number?: bigint;
+  time?: bigint;
+  gasLimit?: bigint;
+  feeRecipient?: Uint8Array;
+  prevRandao?: Uint8Array;
+  baseFeePerGas?: bigint;
+  blobBaseFee?: bigint;
+  beaconRoot?: Uint8Array;
+  withdrawals?: Array<{ index: bigint; validatorIndex: bigint; address: Uint8Array; amount: bigint }>;
+}
+
+export interface SimBlockRequest {
+  blockOverrides?: BlockOverrides;
+  stateOverrides?: StateOverrides;
+  calls: CallRequest[];
+}
+
+export interface SimulateRequest {
+  blocks: SimBlockRequest[];
+  traceTransfers: boolean;
+  validation: boolean;
+}
+
+/** Which of the simulation's errors (the execution-apis codes -38010 … -38026 and friends). */
+export type SimulateErrorKind =
+  | 'NONCE_TOO_LOW'
+  | 'NONCE_TOO_HIGH'
+  | 'BASE_FEE_TOO_LOW'
+  | 'INTRINSIC_GAS'
+  | 'INSUFFICIENT_FUNDS'
+  | 'BLOCK_GAS_LIMIT'
+  | 'BLOCK_NUMBER_ORDER'
+  | 'BLOCK_TIMESTAMP_ORDER'
+  | 'CLIENT_LIMIT'
+  | 'INVALID_PARAMS'
+  | 'INTERNAL'
+  | 'INVALID_OVERRIDE';
+
+export class SimulateError extends Error {
+  override name = 'SimulateError';
+  constructor(
+    readonly kind: SimulateErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface SimCallResult {
+  status: 'success' | 'revert' | 'halt';
+  returnData: Uint8Array;
+  logs: TracedLog[];
+  /** Log indices the call used up (its logs, or those a failed call dropped). */
+  logIndicesUsed: number;
+  /** What a reverted call returned. */
+  revertData?: Uint8Array;
+  gasUsed: bigint;
+  maxUsedGas: bigint;
+  /** The EVM's halt reason, for halts. */
+  haltReason?: string;
+}
+
+export interface SimulatedBlock {
+  block: Block;
+  senders: Address[];
+  calls: SimCallResult[];
+}
+
+const MAX_BLOCKS = 256n;
+const TIMESTAMP_INCREMENT = 12n;
+const UINT64_MAX = (1n << 64n) - 1n;
+const ZERO_ADDRESS = new Uint8Array(20);
+/** Transactions built here may carry any gas; the EIP-7825 cap does not bind simulations. */
+const TX_PARAMS = {
+  ...paramsTx,
+  7825: {
+    ...(paramsTx as Record<number, Record<string, unknown>>)[7825],
+    maxTransactionGasLimit: UINT64_MAX.toString(),
+  },
+};
+
+/** BLOCKHASH inside a simulation: canonical ancestors of the base, then the simulated blocks. */
+class SimulatedAncestors {
+  readonly simulated = new Map<bigint, Uint8Array>();
+  constructor(
+    private readonly chain: ChainStore,
+    private readonly base: BlockHeader,
+  ) {}
+  async getBlock(number: number): Promise<{ hash(): Uint8Array }> {
+    const n = BigInt(number);
+    const sim = this.simulated.get(n);
+    if (sim) return { hash: () => sim };
+    let h: BlockHeader | undefined = this.base;
+    if (this.chain.isCanonical(this.base.hash(), this.base.number)) {
+      const hash = n <= this.base.number ? this.chain.canonicalHash(n) : undefined;
+      if (hash) return { hash: () => hash };
+    }
+    while (h && h.number > n) h = this.chain.getHeader(h.parentHash);
+    if (!h || h.number !== n) return { hash: () => new Uint8Array(32) };
+    const hash = h.hash();
+    return { hash: () => hash };
+  }
+  async putBlock(): Promise<void> {}
+  shallowCopy(): this {
+    return this;
+  }
+}
+
+interface PlannedBlock {
+  number: bigint;
+  time: bigint;
+  request: SimBlockRequest;
+}
+
+/** Block numbers and timestamps in order, gaps filled with empty blocks 12 s apart. */
+function planBlocks(base: BlockHeader, blocks: SimBlockRequest[]): PlannedBlock[] {
+  const out: PlannedBlock[] = [];
+  let prevNumber = base.number;
+  let prevTime = base.timestamp;
+  for (const request of blocks) {
+    const o = request.blockOverrides ?? {};
+    const number = o.number ?? prevNumber + 1n;
+    if (number <= prevNumber) {
+      throw new SimulateError(
+        'BLOCK_NUMBER_ORDER',
+        `block numbers must be in order: ${number} <= ${prevNumber}`,
+      );
+    }
+    if (number - base.number > MAX_BLOCKS) throw new SimulateError('CLIENT_LIMIT', 'too many blocks');
+    for (let n = prevNumber + 1n; n < number; n++) {
+      prevTime += TIMESTAMP_INCREMENT;
+      out.push({ number: n, time: prevTime, request: { calls: [] } });
+    }
+    let time: bigint;
+    if (o.time === undefined) time = prevTime + TIMESTAMP_INCREMENT;
+    else {
+      time = o.time;
+      if (time <= prevTime) {
+        throw new SimulateError(
+          'BLOCK_TIMESTAMP_ORDER',
+          `block timestamps must be in order: ${time} <= ${prevTime}`,
+        );
+      }
+    }
+    out.push({ number, time, request });
+    prevNumber = number;
+    prevTime = time;
+  }
+  return out;
+}
+
+function addressKey(a: Uint8Array): string {
+  return Buffer.from(a.buffer, a.byteOffset, a.length).toString('hex');
+}
+
+/** EIP-2929 warmth follows the fork's precompile addresses, whatever overrides moved. */
+function keepForkWarmSet(
+  evm: EVM,
+  forkPrecompiles: ReadonlySet<string>,
+  movedTo: ReadonlySet<string>,
+): () => void {
+  const journal = evm.journal as unknown as {
+    addAlwaysWarmAddress(address: string, addToAccessList?: boolean): void;
+  };
+  const original = journal.addAlwaysWarmAddress.bind(journal);
+  let primed = false;
+  journal.addAlwaysWarmAddress = (address: string, addToAccessList?: boolean) => {
+    const key = address.startsWith('0x') ? address.slice(2) : address;
+    if (!primed) {
+      primed = true;
+      for (const p of forkPrecompiles) original(p, addToAccessList);
+    }
+    if (movedTo.has(key) && !forkPrecompiles.has(key)) return;
+    original(address, addToAccessList);
+  };
+  return () => {
+    primed = false;
+  };
+}
+
+export class BlockSimulator {
+  constructor(
+    private readonly chain: ChainStore,
+    private readonly world: WorldState,
+    /** 0 = no cap. */
+    private readonly gasCap: bigint,
+  ) {}
+
+  async simulate(base: BlockHeader, req: SimulateRequest): Promise<SimulatedBlock[]> {
+    if (req.blocks.length === 0) throw new SimulateError('INVALID_PARAMS', 'empty input');
+    if (BigInt(req.blocks.length) > MAX_BLOCKS) throw new SimulateError('CLIENT_LIMIT', 'too many blocks');
+    const planned = planBlocks(base, req.blocks);
+
+    const common = base.common.copy();
+    const state = openOverlayState(this.world, base.stateRoot, common);
+    const ancestors = new SimulatedAncestors(this.chain, base);
+    // BASEFEE reads the block's own base fee even when a call runs unpriced against a zero one.
+    const env = { baseFee: 0n };
+    const vm: VM = await createVM({
+      common,
+      stateManager: state,
+      blockchain: ancestors as never,
+      evmOpts: {
+        customOpcodes: [
+          {
+            opcode: 0x48,
+            opcodeName: 'BASEFEE',
+            baseFee: 2,
+            logicFunction: (runState: { stack: { push(v: bigint): void } }) => {
+              runState.stack.push(env.baseFee);
+            },
+          },
+        ],
+      },
+    });
+    const evm = vm.evm as EVM;
+    const tracer = new TransferTracer(evm, req.traceTransfers);
+    tracer.attach();
+
+    let gasPool = this.gasCap === 0n ? UINT64_MAX : this.gasCap;
+    const results: SimulatedBlock[] = [];
+    let parent = base;
+    try {
+      for (const plan of planned) {
+        common.setHardforkBy({ blockNumber: plan.number, timestamp: plan.time });
+        const o = plan.request.blockOverrides ?? {};
+        const prevHeader = results.length > 0 ? parent : base;
+        let baseFee: bigint | undefined;
+        if (common.isActivatedEIP(1559)) {
+          baseFee =
+            o.baseFeePerGas ??
+            (req.validation
+              ? parent.common.isActivatedEIP(1559)
+                ? parent.calcNextBaseFee()
+                : common.param('initialBaseFee')
+              : 0n);
+        }
+        let excessBlobGas: bigint | undefined;
+        if (common.isActivatedEIP(4844)) {
+          excessBlobGas = parent.common.isActivatedEIP(4844) ? parent.calcNextExcessBlobGas(common) : 0n;
+        }
+        const postMerge = common.gteHardfork('paris');
+        const gasLimit = o.gasLimit ?? prevHeader.gasLimit;
+        const headerData = {
+          parentHash: parent.hash(),
+          number: plan.number,
+          timestamp: plan.time,
+          gasLimit,
+          coinbase: o.feeRecipient ?? prevHeader.coinbase.bytes,
+          difficulty: postMerge ? 0n : prevHeader.difficulty,
+          mixHash: o.prevRandao ?? new Uint8Array(32),
+          baseFeePerGas: baseFee,
+          excessBlobGas,
+          parentBeaconBlockRoot: common.isActivatedEIP(4788)
+            ? (o.beaconRoot ?? new Uint8Array(32))
+            : undefined,
+        };
+        const withdrawals = common.isActivatedEIP(4895)
+          ? (o.withdrawals ?? []).map((w) => ({
+              index: w.index,
+              validatorIndex: w.validatorIndex,
+              address: w.address,
+              amount: w.amount,
+            }))
+          : undefined;
+        const builder = await buildBlock(vm, {
+          parentBlock: { header: parent } as unknown as Block,
+          headerData,
+          withdrawals,
+          blockOpts: { common, putBlockIntoBlockchain: false, setHardfork: false },
+        });
+        const provisional = createBlockHeader(headerData, { common, setHardfork: false });
+
+        // Precompiles: the fork's, with this block's moves and code overrides.
+        const forkPrecompiles = getActivePrecompiles(common);
+        const active = new Map<string, PrecompileFunc>(forkPrecompiles);
+        const movedTo = new Set<string>();
+        if (plan.request.stateOverrides) {
+          applyPrecompileMoves(plan.request.stateOverrides, forkPrecompiles, active, movedTo);
+          await applyStateOverrides(state, plan.request.stateOverrides);
+        }
+        (evm as unknown as { _precompiles: Map<string, PrecompileFunc> })._precompiles = active;
+        const rearm = keepForkWarmSet(evm, new Set(forkPrecompiles.keys()), movedTo);
+
+        const b = builder as unknown as {
+          transactions: TypedTransaction[];
+          transactionResults: RunTxResult[];
+          gasUsed: bigint;
+          blobGasUsed: bigint;
+        };
+        const senders: Address[] = [];
+        const calls: SimCallResult[] = [];
+        let blockGasUsed = 0n;
+        const txCommon = common.copy();
+        for (const call of plan.request.calls) {
+          const from = new Address(call.from ?? ZERO_ADDRESS);
+          const sender = (await state.getAccount(from)) ?? new Account();
+          const nonce = call.nonce ?? sender.nonce;
+          const requested = call.gas ?? gasLimit - blockGasUsed;
+          if (blockGasUsed + requested > gasLimit) {
+            throw new SimulateError(
+              'BLOCK_GAS_LIMIT',
+              `block gas limit reached: ${blockGasUsed} >= ${gasLimit}`,
+            );
+          }
+          const gas = requested > gasPool ? gasPool : requested;
+          const tx = buildTransaction(call, nonce, gas, baseFee, txCommon);
+          if (nonce >= UINT64_MAX) (tx as { nonce: bigint }).nonce = nonce;
+          // Unsigned: the sender is the call's `from`.
+          (tx as { getSenderAddress: () => Address }).getSenderAddress = () => from;
+          const feeCap =
+            'maxFeePerGas' in tx ? (tx.maxFeePerGas as bigint) : (tx as { gasPrice: bigint }).gasPrice;
+          const tipCap =
+            'maxPriorityFeePerGas' in tx
+              ? (tx.maxPriorityFeePerGas as bigint)
+              : (tx as { gasPrice: bigint }).gasPrice;
+          const blobGas = call.blobVersionedHashes
+            ? BigInt(call.blobVersionedHashes.length) * common.param('blobGasPerBlob')
+            : 0n;
+          const blobFeeCap = call.maxFeePerBlobGas ?? 0n;
+          const unpriced = !req.validation && feeCap === 0n && tipCap === 0n;
+
+          if (req.validation) {
+            if (sender.nonce < nonce) {
+              throw new SimulateError(
+                'NONCE_TOO_HIGH',
+                `nonce too high: address ${from}, tx: ${nonce} state: ${sender.nonce}`,
+              );
+            }
+            if (sender.nonce > nonce) {
+              throw new SimulateError(
+                'NONCE_TOO_LOW',
+                `nonce too low: address ${from}, tx: ${nonce} state: ${sender.nonce}`,
+              );
+            }
+            if (sender.nonce === UINT64_MAX) {
+              throw new SimulateError(
+                'INTERNAL',
+                `nonce has max value: address ${from}, nonce: ${sender.nonce}`,
+              );
+            }
+          }
+          if (baseFee !== undefined && !unpriced) {
+            if (feeCap < tipCap) {
+              throw new SimulateError(
+                'INVALID_PARAMS',
+                `max priority fee per gas higher than max fee per gas: address ${from}`,
+              );
+            }
+            if (feeCap < baseFee) {
+              throw new SimulateError(
+                'BASE_FEE_TOO_LOW',
+                `max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`,
+              );
+            }
+          }
+          const blobBaseFee =
+            o.blobBaseFee ?? (excessBlobGas !== undefined ? provisional.getBlobGasPrice() : 0n);
+          if (blobGas > 0n && !(!req.validation && blobFeeCap === 0n) && blobFeeCap < blobBaseFee) {
+            throw new SimulateError(
+              'BASE_FEE_TOO_LOW',
+              `max fee per blob gas less than block blob gas fee: address ${from}`,
+            );
+          }
+          const upfront = gas * feeCap + (call.value ?? 0n) + blobGas * blobFeeCap;
+          if (sender.balance < upfront) {
+            throw new SimulateError(
+              'INSUFFICIENT_FUNDS',
+              `insufficient funds for gas * price + value: address ${from} have ${sender.balance} want ${upfront}`,
+            );
+          }
+          if (gas > gasPool) throw new SimulateError('INTERNAL', 'gas limit reached');
+          const intrinsic = tx.getIntrinsicGas();
+          if (gas < intrinsic) {
+            throw new SimulateError('INTRINSIC_GAS', `intrinsic gas too low: have ${gas}, want ${intrinsic}`);
+          }
+
+          env.baseFee = baseFee ?? 0n;
+          const txHeader = Object.create(provisional) as BlockHeader;
+          Object.defineProperty(txHeader, 'gasUsed', { value: blockGasUsed });
+          if (unpriced) Object.defineProperty(txHeader, 'baseFeePerGas', { value: 0n });
+          Object.defineProperty(txHeader, 'getBlobGasPrice', { value: () => blobBaseFee });
+          const envBlock = { header: txHeader, common } as unknown as Block;
+
+          const restoreSender = presentAsEOA(state, from, sender);
+          tracer.reset();
+          rearm();
+          let result: RunTxResult;
+          try {
+            result = await runTx(vm, {
+              tx,
+              block: envBlock,
+              skipBalance: true,
+              skipNonce: true,
+              skipBlockGasLimitValidation: true,
+              skipHardForkValidation: true,
+              blockGasUsed,
+            });
+          } catch (err) {
+            const message = (err as Error).message;
+            if (message.includes('INTRINSIC_GAS_TOO_LOW')) throw new SimulateError('INTRINSIC_GAS', message);
+            throw new SimulateError('INTERNAL', message);
+          } finally {
+            restoreSender();
+          }
+          // A nonce at the uint64 limit wraps, as in a client that stores it in 64 bits.
+          const after = await state.getAccount(from);
+          if (after && after.nonce > UINT64_MAX) {
+            after.nonce &= UINT64_MAX;
+            await state.putAccount(from, after);
+          }
+          const exec = result.execResult;
+          const used = result.totalGasSpent;
+          blockGasUsed += used;
+          gasPool -= used;
+          b.transactions.push(tx);
+          b.transactionResults.push(result);
+          b.gasUsed = blockGasUsed;
+          b.blobGasUsed += result.blobGasUsed ?? 0n;
+          senders.push(from);
+          const err = exec.exceptionError;
+          const status: SimCallResult['status'] = !err
+            ? 'success'
+            : err.error === 'revert'
+              ? 'revert'
+              : 'halt';
+          const logs: TracedLog[] = status !== 'success' ? [] : tracer.logs();
+          calls.push({
+            status,
+            returnData: status === 'success' ? exec.returnValue : new Uint8Array(),
+            revertData: status === 'revert' ? exec.returnValue : undefined,
+            logs,
+            logIndicesUsed: tracer.indicesUsed(),
+            gasUsed: used,
+            maxUsedGas: used + (result.gasRefund ?? 0n),
+            haltReason: err && status === 'halt' ? err.error : undefined,
+          });
+        }
+        // The builder would re-create the transactions from their fields under the fork's rules
+        // (EIP-7825 refuses their gas); seal with precomputed tries and attach them afterwards.
+        const txRoot = await builder.transactionsTrie();
+        const receiptRoot = await builder.receiptTrie();
+        const sealer = builder as unknown as {
+          transactionsTrie: () => Promise<Uint8Array>;
+          receiptTrie: () => Promise<Uint8Array>;
+        };
+        sealer.transactionsTrie = async () => txRoot;
+        sealer.receiptTrie = async () => receiptRoot;
+        const txs = b.transactions;
+        b.transactions = [];
+        const { block: shell } = await builder.build();
+        const block = new Block(shell.header, txs, [], shell.withdrawals, { common });
+        ancestors.simulated.set(block.header.number, block.hash());
+        results.push({ block, senders, calls });
+        parent = block.header;
+      }
+    } finally {
+      tracer.detach();
+    }
+    return results;
+  }
+}
+
+function buildTransaction(
+  call: CallRequest,
+  nonce: bigint,
+  gasLimit: bigint,
+  baseFee: bigint | undefined,
+  common: Common,
+): TypedTransaction {
+  const opts = { common, params: TX_PARAMS, freeze: false } as never;
+  const sig = { v: 0n, r: 0n, s: 0n };
+  const base = {
+    // The library refuses a nonce at the uint64 limit (EIP-2681, a pool rule); set it afterwards.
+    nonce: nonce >= UINT64_MAX ? 0n : nonce,
+    gasLimit,
+    to: call.to,
+    value: call.value ?? 0n,
+    data: call.data ?? new Uint8Array(),
+    ...sig,
+  };
+  const chainId = common.chainId();
+  try {
+    if (call.authorizationList !== undefined) {
+      return createEOACode7702Tx(
+        {
+          ...base,
+          to: call.to ?? ZERO_ADDRESS,
+          chainId,
+          maxFeePerGas: call.maxFeePerGas ?? 0n,
+          maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n,
+          accessList: call.accessList ?? [],
+          authorizationList: call.authorizationList.map((a) => ({
+            chainId: `0x${a.chainId.toString(16)}`,
+            address: bytesToHex(a.address),
+            nonce: `0x${a.nonce.toString(16)}`,
+            yParity: `0x${a.yParity.toString(16)}`,
+            r: `0x${a.r.toString(16)}`,
+            s: `0x${a.s.toString(16)}`,
+          })) as never,
+        },
+        opts,
+      );
+    }
+    if (call.blobVersionedHashes !== undefined) {
+      return createBlob4844Tx(
+        {
+          ...base,
+          to: call.to ?? ZERO_ADDRESS,
+          chainId,
+          maxFeePerGas: call.maxFeePerGas ?? 0n,
+          maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n,
+          accessList: call.accessList ?? [],
+          maxFeePerBlobGas: call.maxFeePerBlobGas ?? 0n,
+          blobVersionedHashes: call.blobVersionedHashes,
+        },
+        opts,
+      );
+    }
+    if (call.gasPrice !== undefined || baseFee === undefined) {
+      return createLegacyTx({ ...base, gasPrice: call.gasPrice ?? 0n }, opts);
+    }
+    return createFeeMarket1559Tx(
+      {
+        ...base,
+        chainId,
+        maxFeePerGas: call.maxFeePerGas ?? 0n,
+        maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n,
+        accessList: call.accessList ?? [],
+      },
+      opts,
+    );
+  } catch (err) {
+    throw new SimulateError('INVALID_PARAMS', (err as Error).message);
+  }
+}
+
+/**
+ * Simulated senders may hold code (the EOA check is a pool and block rule): the sender reads as
+ * code-less for the transaction's validation read, and keeps its code when written back.
+ */
+function presentAsEOA(
+  state: ReturnType<typeof openOverlayState>,
+  from: Address,
+  account: Account,
+): () => void {
+  if (equalsBytes(account.codeHash, KECCAK256_NULL)) return () => {};
+  const codeHash = account.codeHash;
+  const getAccount = state.getAccount.bind(state);
+  const putAccount = state.putAccount.bind(state);
+  let first = true;
+  state.getAccount = async (a: Address) => {
+    const acc = await getAccount(a);
+    if (first && acc && a.equals(from)) {
+      first = false;
+      return new Account(acc.nonce, acc.balance, acc.storageRoot, KECCAK256_NULL);
+    }
+    return acc;
+  };
+  state.putAccount = async (addr: Address, value?: Account) => {
+    if (value && addr.equals(from) && equalsBytes(value.codeHash, KECCAK256_NULL)) value.codeHash = codeHash;
+    return putAccount(addr, value);
+  };
+  return () => {
+    const patched = state as unknown as Record<string, unknown>;
+    delete patched.getAccount;
+    delete patched.putAccount;
+  };
+}
+
+/** Moves (and, for overridden precompile addresses, removes) precompiles as the overrides say. */
+function applyPrecompileMoves(
+  overrides: StateOverrides,
+  fork: ReadonlyMap<string, PrecompileFunc>,
+  active: Map<string, PrecompileFunc>,
+  movedTo: Set<string>,
+): void {
+  for (const [addr, o] of overrides) {
+    const key = addr.slice(2);
+    if (movedTo.has(key)) {
+      throw new SimulateError(
+        'INVALID_OVERRIDE',
+        `account ${addr} has already been overridden by a precompile`,
+      );
+    }
+    const fn = fork.get(key);
+    if (o.movePrecompileToAddress) {
+      if (!fn) throw new SimulateError('INVALID_OVERRIDE', `account ${addr} is not a precompile`);
+      const dest = addressKey(o.movePrecompileToAddress);
+      if (overrides.has(`0x${dest}`)) {
+        throw new SimulateError('INVALID_OVERRIDE', `account 0x${dest} is already overridden`);
+      }
+      active.set(dest, fn);
+      movedTo.add(dest);
+    }
+    if (fn) active.delete(key);
+  }
+}
+
+async function applyStateOverrides(
+  state: ReturnType<typeof openOverlayState>,
+  overrides: StateOverrides,
+): Promise<void> {
+  for (const [addr, o] of overrides) {
+    await applyAccountOverride(state, new Address(Buffer.from(addr.slice(2), 'hex')), o);
+  }
+}
+
+async function applyAccountOverride(
+  state: ReturnType<typeof openOverlayState>,
+  address: Address,
+  o: AccountOverride,
+): Promise<void> {
+  if (o.state !== undefined && o.stateDiff !== undefined) {
+    throw new SimulateError('INVALID_OVERRIDE', `account ${address} has both 'state' and 'stateDiff'`);
+  }
+  const touches =
+    o.nonce !== undefined ||
+    o.balance !== undefined ||
+    o.code !== undefined ||
+    o.state !== undefined ||
+    o.stateDiff !== undefined;
+  if (!touches) return;
+  const acc = (await state.getAccount(address)) ?? new Account();
+  if (o.nonce !== undefined) acc.nonce = o.nonce;
+  if (o.balance !== undefined) acc.balance = o.balance;
+  await state.putAccount(address, acc);
+  if (o.code !== undefined) await state.putCode(address, o.code);
+  if (o.state !== undefined) {
+    await state.clearStorage(address);
+    for (const [k, v] of o.state) await state.putStorage(address, k, v);
+  }
+  if (o.stateDiff !== undefined) {
+    for (const [k, v] of o.stateDiff) await state.putStorage(address, k, v);
+  }
+}

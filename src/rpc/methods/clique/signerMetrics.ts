@@ -1,0 +1,71 @@
+/**
+ * clique_getSignerMetrics: blocks sealed per signer over [from, to) — `to` exclusive as in Besu,
+ * defaulting to the last 100 blocks before the head — plus the signers after the range's last block
+ * with zero counts. The genesis block's proposer is the zero address.
+ */
+import { hexToBytes } from '@ethereumjs/util';
+import { INTERNAL_ERROR, INVALID_BLOCK_NUMBER_PARAMS, RpcError } from '../../errors.js';
+import { quantity } from '../../format/hex.js';
+import { type BlockParam, blockNumberParam, optionalParam } from '../../params.js';
+import type { Services } from '../../services.js';
+import type { RpcMethod } from '../types.js';
+import { hashMapOrder, javaBytesHash } from './javaOrder.js';
+import { requireClique } from './signers.js';
+
+const DEFAULT_RANGE = 100n;
+
+interface SignerMetric {
+  address: string;
+  proposedBlockCount: string;
+  lastProposedBlockNumber: string;
+}
+
+function blockNumberOf(services: Services, p: Exclude<BlockParam, { kind: 'hash' }>): bigint {
+  if (p.kind === 'number') return p.number;
+  if (p.tag === 'earliest') return 0n;
+  if (p.tag === 'latest' || p.tag === 'pending') return services.chain.head().number;
+  // Besu has no rule for safe/finalized here and fails the request.
+  throw new RpcError(INTERNAL_ERROR);
+}
+
+export const cliqueGetSignerMetrics: RpcMethod = {
+  name: 'clique_getSignerMetrics',
+  group: 'CLIQUE',
+  handler(params, { services }) {
+    const clique = requireClique(services);
+    const chain = services.chain;
+    const head = chain.head().number;
+    const fromParam = optionalParam(params, 0, blockNumberParam, INVALID_BLOCK_NUMBER_PARAMS);
+    const toParam = optionalParam(params, 1, blockNumberParam, INVALID_BLOCK_NUMBER_PARAMS);
+    const from =
+      fromParam === undefined
+        ? head > DEFAULT_RANGE
+          ? head - DEFAULT_RANGE
+          : 0n
+        : blockNumberOf(services, fromParam);
+    let to = toParam === undefined ? head : blockNumberOf(services, toParam);
+    if (to > head) to = head;
+    if (from >= to) throw new RpcError(INVALID_BLOCK_NUMBER_PARAMS);
+
+    const counts = new Map<string, { count: bigint; last: bigint }>();
+    for (let n = from < 0n ? 0n : from; n < to; n++) {
+      const header = chain.getHeaderByNumber(n);
+      if (!header) continue;
+      const proposer = clique.proposerOf(header);
+      const m = counts.get(proposer) ?? { count: 0n, last: 0n };
+      m.count++;
+      m.last = n;
+      counts.set(proposer, m);
+    }
+    const last = to - 1n < 0n ? undefined : chain.getHeaderByNumber(to - 1n);
+    if (!last) throw new RpcError(INTERNAL_ERROR);
+    for (const signer of clique.signersAfter(last)) {
+      if (!counts.has(signer)) counts.set(signer, { count: 0n, last: 0n });
+    }
+    const order = hashMapOrder([...counts.keys()], (a) => javaBytesHash(hexToBytes(a as `0x${string}`)));
+    return order.map((address): SignerMetric => {
+      const m = counts.get(address) as { count: bigint; last: bigint };
+      return { address, proposedBlockCount: quantity(m.count), lastProposedBlockNumber: quantity(m.last) };
+    });
+  },
+};

@@ -1,0 +1,214 @@
+/**
+ * eth_simulateV1: decodes the simulation payload (blocks of calls with block and state overrides,
+ * `traceTransfers`, `validation`, `returnFullTransactions`), runs it on the block parameter's state and
+ * writes each simulated block as a block object with a `calls` member.
+ */
+import {
+  type BlockOverrides,
+  BlockSimulator,
+  type SimBlockRequest,
+  type SimCallResult,
+  type SimulatedBlock,
+  SimulateError,
+} from '../../../execution/blockSimulator.js';
+import { resolveStateBlock, stateBlockParam } from '../../blockParam.js';
+import {
+  decodeRevertReason,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  REVERT_ERROR,
+  RpcError,
+  type RpcErrorSpec,
+  SIM_BASE_FEE_TOO_LOW,
+  SIM_BLOCK_GAS_LIMIT,
+  SIM_BLOCK_NUMBER_ORDER,
+  SIM_BLOCK_TIMESTAMP_ORDER,
+  SIM_CLIENT_LIMIT,
+  SIM_HEADER_NOT_FOUND,
+  SIM_INSUFFICIENT_FUNDS,
+  SIM_INTRINSIC_GAS,
+  SIM_INVALID_OVERRIDE,
+  SIM_NONCE_TOO_HIGH,
+  SIM_NONCE_TOO_LOW,
+  SIM_VM_ERROR,
+} from '../../errors.js';
+import { formatUnstoredBlock } from '../../format/block.js';
+import { bytes, quantity as hexQuantity } from '../../format/hex.js';
+import { address, bool, hash32, quantity, uint64 } from '../../params.js';
+import type { Services } from '../../services.js';
+import type { RpcMethod } from '../types.js';
+import { decodeCallObject, decodeOverrides } from './call.js';
+
+const simulators = new WeakMap<Services, BlockSimulator>();
+
+function simulatorOf(services: Services): BlockSimulator {
+  let s = simulators.get(services);
+  if (!s) {
+    s = new BlockSimulator(services.chain, services.world, services.config.rpcGasCap);
+    simulators.set(services, s);
+  }
+  return s;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function hexBytes(s: string): Uint8Array {
+  return Uint8Array.from(Buffer.from(s.slice(2), 'hex'));
+}
+
+function decodeBlockOverrides(value: unknown): BlockOverrides | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value)) throw new RpcError(INVALID_PARAMS);
+  const e = INVALID_PARAMS;
+  const opt = <T>(key: string, decode: (v: unknown) => T): T | undefined => {
+    const v = value[key];
+    return v === undefined || v === null ? undefined : decode(v);
+  };
+  const out: BlockOverrides = {
+    number: opt('number', (v) => quantity(v, e)),
+    time: opt('time', (v) => uint64(v, e)),
+    gasLimit: opt('gasLimit', (v) => uint64(v, e)),
+    feeRecipient: opt('feeRecipient', (v) => hexBytes(address(v, e))),
+    prevRandao: opt('prevRandao', (v) => hexBytes(hash32(v, e))),
+    baseFeePerGas: opt('baseFeePerGas', (v) => quantity(v, e)),
+    blobBaseFee: opt('blobBaseFee', (v) => quantity(v, e)),
+    beaconRoot: opt('beaconRoot', (v) => hexBytes(hash32(v, e))),
+  };
+  const ws = value.withdrawals;
+  if (ws !== undefined && ws !== null) {
+    if (!Array.isArray(ws)) throw new RpcError(e);
+    out.withdrawals = ws.map((w) => {
+      if (!isObject(w)) throw new RpcError(e);
+      return {
+        index: uint64(w.index, e),
+        validatorIndex: uint64(w.validatorIndex, e),
+        address: hexBytes(address(w.address, e)),
+        amount: uint64(w.amount, e),
+      };
+    });
+  }
+  return out;
+}
+
+function decodeBlocks(value: unknown): SimBlockRequest[] {
+  if (!Array.isArray(value)) throw new RpcError(INVALID_PARAMS);
+  return value.map((b) => {
+    if (!isObject(b)) throw new RpcError(INVALID_PARAMS);
+    const calls = b.calls ?? [];
+    if (!Array.isArray(calls)) throw new RpcError(INVALID_PARAMS);
+    return {
+      blockOverrides: decodeBlockOverrides(b.blockOverrides),
+      stateOverrides: decodeOverrides(b.stateOverrides),
+      calls: calls.map((c) => decodeCallObject(c)),
+    };
+  });
+}
+
+const ERROR_SPECS: Record<SimulateError['kind'], RpcErrorSpec> = {
+  NONCE_TOO_LOW: SIM_NONCE_TOO_LOW,
+  NONCE_TOO_HIGH: SIM_NONCE_TOO_HIGH,
+  BASE_FEE_TOO_LOW: SIM_BASE_FEE_TOO_LOW,
+  INTRINSIC_GAS: SIM_INTRINSIC_GAS,
+  INSUFFICIENT_FUNDS: SIM_INSUFFICIENT_FUNDS,
+  BLOCK_GAS_LIMIT: SIM_BLOCK_GAS_LIMIT,
+  BLOCK_NUMBER_ORDER: SIM_BLOCK_NUMBER_ORDER,
+  BLOCK_TIMESTAMP_ORDER: SIM_BLOCK_TIMESTAMP_ORDER,
+  CLIENT_LIMIT: SIM_CLIENT_LIMIT,
+  INVALID_PARAMS: INVALID_PARAMS,
+  INTERNAL: INTERNAL_ERROR,
+  INVALID_OVERRIDE: SIM_INVALID_OVERRIDE,
+};
+
+/** The EVM's halt wording, as the execution-apis fixtures show it. */
+function haltMessage(reason: string | undefined): string {
+  switch (reason) {
+    case 'invalid JUMP':
+      return 'invalid jump destination';
+    case undefined:
+      return 'execution failed';
+    default:
+      return reason;
+  }
+}
+
+function formatCall(
+  call: SimCallResult,
+  block: SimulatedBlock,
+  index: number,
+  firstLogIndex: number,
+): Record<string, unknown> {
+  const header = block.block.header;
+  const blockHash = bytes(header.hash());
+  const tx = block.block.transactions[index];
+  const txHash = tx ? bytes(tx.hash()) : '0x';
+  const out: Record<string, unknown> = {
+    returnData: bytes(call.returnData),
+    logs: call.logs.map((l, i) => ({
+      address: bytes(l.address),
+      topics: l.topics.map(bytes),
+      data: bytes(l.data),
+      blockNumber: hexQuantity(header.number),
+      transactionHash: txHash,
+      transactionIndex: hexQuantity(index),
+      blockHash,
+      blockTimestamp: hexQuantity(header.timestamp),
+      logIndex: hexQuantity(firstLogIndex + i),
+      removed: false,
+    })),
+    gasUsed: hexQuantity(call.gasUsed),
+    maxUsedGas: hexQuantity(call.maxUsedGas),
+    status: call.status === 'success' ? '0x1' : '0x0',
+  };
+  if (call.status === 'revert') {
+    const data = call.revertData ?? new Uint8Array();
+    const reason = decodeRevertReason(bytes(data));
+    out.error = {
+      message: reason === undefined ? 'execution reverted' : `execution reverted: ${reason}`,
+      code: REVERT_ERROR.code,
+      data: bytes(data),
+    };
+  } else if (call.status === 'halt') {
+    out.error = { message: haltMessage(call.haltReason), code: SIM_VM_ERROR.code };
+  }
+  return out;
+}
+
+function formatSimulatedBlock(block: SimulatedBlock, fullTxs: boolean): Record<string, unknown> {
+  const out = formatUnstoredBlock(block.block, fullTxs, block.senders);
+  let logIndex = 0;
+  out.calls = block.calls.map((c, i) => {
+    const json = formatCall(c, block, i, logIndex);
+    logIndex += c.logIndicesUsed;
+    return json;
+  });
+  return out;
+}
+
+export const ethSimulateV1: RpcMethod = {
+  name: 'eth_simulateV1',
+  group: 'ETH',
+  async handler(params, { services }) {
+    const payload = params[0];
+    if (!isObject(payload)) throw new RpcError(INVALID_PARAMS);
+    const blocks = decodeBlocks(payload.blockStateCalls);
+    const flag = (key: string): boolean => {
+      const v = payload[key];
+      return v === undefined || v === null ? false : bool(v, INVALID_PARAMS);
+    };
+    const traceTransfers = flag('traceTransfers');
+    const validation = flag('validation');
+    const fullTxs = flag('returnFullTransactions');
+    const base = resolveStateBlock(services.chain, stateBlockParam(params, 1));
+    if (!base) throw new RpcError(SIM_HEADER_NOT_FOUND);
+    let result: SimulatedBlock[];
+    try {
+      result = await simulatorOf(services).simulate(base, { blocks, traceTransfers, validation });
+    } catch (err) {
+      if (err instanceof SimulateError) throw RpcError.withDetail(ERROR_SPECS[err.kind], err.message);
+      throw err;
+    }
+    return result.map((b) => formatSimulatedBlock(b, fullTxs));
+  },
+};

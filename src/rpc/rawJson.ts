@@ -1,0 +1,52 @@
+/**
+ * A result that is already JSON text. Handlers return it for answers served from the response cache:
+ * the dispatcher splices the text into the envelope instead of serialising an object again.
+ */
+export class RawJson {
+  constructor(readonly json: string) {}
+
+  /** Anything else that serialises it (a nested value, another transport) gets the same JSON. */
+  toJSON(): unknown {
+    return JSON.parse(this.json);
+  }
+}
+
+/**
+ * Serialised results of immutable data (a block by hash never changes), bounded by their total length.
+ * Least recently used entries leave first.
+ */
+export class ResponseCache {
+  private readonly entries = new Map<string, RawJson>();
+  private size = 0;
+
+  constructor(private readonly maxChars: number) {}
+
+  get(key: string): RawJson | undefined {
+    const hit = this.entries.get(key);
+    if (hit !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+    }
+    return hit;
+  }
+
+  /** Serialises `value`, keeps the text when it fits, and returns it. */
+  put(key: string, value: unknown): RawJson {
+    const raw = new RawJson(JSON.stringify(value) ?? 'null');
+    const length = raw.json.length;
+    if (length > this.maxChars / 8) return raw;
+    const old = this.entries.get(key);
+    if (old !== undefined) {
+      this.entries.delete(key);
+      this.size -= old.json.length;
+    }
+    this.entries.set(key, raw);
+    this.size += length;
+    while (this.size > this.maxChars) {
+      const oldest = this.entries.keys().next().value as string;
+      this.size -= (this.entries.get(oldest) as RawJson).json.length;
+      this.entries.delete(oldest);
+    }
+    return raw;
+  }
+}

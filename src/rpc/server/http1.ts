@@ -1,0 +1,441 @@
+/**
+ * A small HTTP/1.1 server on `node:net` for the JSON-RPC ports.
+ *
+ * `node:http` builds a request and a response stream object, several closures and timers per request,
+ * and writes headers and body as separate buffers; for the tiny requests and answers of JSON-RPC that
+ * costs more CPU than the method itself. This server reads each request into one plain object (request
+ * line, lower-cased headers, the whole body) and writes each answer with one socket write.
+ *
+ * What it implements of RFC 9112: persistent connections (HTTP/1.1 by default, HTTP/1.0 with
+ * `Connection: keep-alive`), pipelined requests answered in order, `Content-Length` and chunked request
+ * bodies (a request with both, or with another transfer coding, is refused), `Expect: 100-continue`,
+ * HEAD, and bounds on header size, body size and idle time. Requests are handled one at a time per
+ * connection, so a client that does not read its answers stops being read (back-pressure).
+ */
+import { STATUS_CODES } from 'node:http';
+import { createServer, type Server, type Socket } from 'node:net';
+
+export interface Http1Request {
+  method: string;
+  /** The request target as sent (path and query). */
+  url: string;
+  /** Header values by lower-cased name; repeated headers are joined with ", ". */
+  headers: Readonly<Record<string, string | undefined>>;
+}
+
+export interface Http1Response {
+  status: number;
+  /** Replaces the standard reason phrase. */
+  statusMessage?: string;
+  /** Flat `[name, value, name, value …]` list; Content-Length is added by the server. */
+  headers: readonly string[];
+  body: string;
+  /** Close the connection after this answer. */
+  close?: boolean;
+}
+
+export interface Http1Handler {
+  /**
+   * Called once the headers are read, before the body: an answer here is sent without reading the
+   * body into memory (the body is skipped, or the connection closed when the answer says so).
+   */
+  head(req: Http1Request): Http1Response | undefined;
+  /** The answer to a whole request. A rejection becomes `onError`'s answer. */
+  request(req: Http1Request, body: string): Http1Response | Promise<Http1Response>;
+  onError(err: unknown): Http1Response;
+}
+
+export interface Http1ServerOptions {
+  host: string;
+  port: number;
+  /** Largest request body accepted; more is answered with 413 and the connection is closed. */
+  maxBodyBytes: number;
+  /** Connections beyond this are closed on arrival; 0 or less = no limit. */
+  maxConnections: number;
+  handler: Http1Handler;
+  /** A connection with no request in progress is closed after this long (ms). */
+  idleTimeoutMs?: number;
+}
+
+export interface RunningHttp1Server {
+  port: number;
+  close(): Promise<void>;
+}
+
+const MAX_HEADER_BYTES = 16 * 1024;
+const CRLF = 0x0d0a;
+const HEADER_END = Buffer.from('\r\n\r\n');
+const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
+
+const BAD_REQUEST: Http1Response = {
+  status: 400,
+  headers: ['Content-Type', 'text/plain'],
+  body: 'Bad Request',
+  close: true,
+};
+const HEADERS_TOO_LARGE: Http1Response = {
+  status: 431,
+  headers: ['Content-Type', 'text/plain'],
+  body: 'Request Header Fields Too Large',
+  close: true,
+};
+export const PAYLOAD_TOO_LARGE: Http1Response = {
+  status: 413,
+  headers: [],
+  body: 'Request Entity Too Large',
+  close: true,
+};
+
+class ProtocolError extends Error {
+  constructor(readonly response: Http1Response) {
+    super(response.body);
+  }
+}
+
+type BodyFraming = { kind: 'none' } | { kind: 'length'; length: number } | { kind: 'chunked' };
+
+interface Parsed {
+  req: Http1Request;
+  keepAlive: boolean;
+  http10: boolean;
+  framing: BodyFraming;
+  expectContinue: boolean;
+}
+
+function parseHead(text: string): Parsed {
+  const lines = text.split('\r\n');
+  const requestLine = lines[0] as string;
+  const sp1 = requestLine.indexOf(' ');
+  const sp2 = requestLine.lastIndexOf(' ');
+  if (sp1 <= 0 || sp2 <= sp1) throw new ProtocolError(BAD_REQUEST);
+  const method = requestLine.slice(0, sp1);
+  let url = requestLine.slice(sp1 + 1, sp2);
+  const version = requestLine.slice(sp2 + 1);
+  if (version !== 'HTTP/1.1' && version !== 'HTTP/1.0') throw new ProtocolError(BAD_REQUEST);
+  if (!/^[A-Z]+$/.test(method) || url === '' || url.includes(' ')) throw new ProtocolError(BAD_REQUEST);
+  if (!url.startsWith('/')) {
+    // absolute-form (`http://host/path`), sent through proxies
+    const m = /^https?:\/\/[^/?#]*(.*)$/i.exec(url);
+    if (!m) {
+      if (url !== '*') throw new ProtocolError(BAD_REQUEST);
+    } else url = m[1] === '' ? '/' : (m[1] as string);
+  }
+
+  const headers: Record<string, string> = {};
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i] as string;
+    const colon = line.indexOf(':');
+    if (colon <= 0 || line.charCodeAt(0) === 0x20 || line.charCodeAt(0) === 0x09)
+      throw new ProtocolError(BAD_REQUEST);
+    const name = line.slice(0, colon).toLowerCase();
+    if (name.includes(' ') || name.includes('\t')) throw new ProtocolError(BAD_REQUEST);
+    const value = line.slice(colon + 1).trim();
+    const prev = headers[name];
+    if (prev === undefined) headers[name] = value;
+    else if (name === 'content-length') {
+      if (prev !== value) throw new ProtocolError(BAD_REQUEST);
+    } else if (name !== 'host') headers[name] = `${prev}, ${value}`;
+  }
+  if (version === 'HTTP/1.1' && headers.host === undefined) throw new ProtocolError(BAD_REQUEST);
+
+  let framing: BodyFraming = { kind: 'none' };
+  const te = headers['transfer-encoding'];
+  const cl = headers['content-length'];
+  if (te !== undefined) {
+    if (cl !== undefined || te.toLowerCase() !== 'chunked') throw new ProtocolError(BAD_REQUEST);
+    framing = { kind: 'chunked' };
+  } else if (cl !== undefined) {
+    if (!/^\d{1,15}$/.test(cl)) throw new ProtocolError(BAD_REQUEST);
+    const length = Number(cl);
+    if (length > 0) framing = { kind: 'length', length };
+  }
+
+  const connection = headers.connection?.toLowerCase() ?? '';
+  const keepAlive =
+    version === 'HTTP/1.1'
+      ? !/(^|,)\s*close\s*(,|$)/.test(connection)
+      : /(^|,)\s*keep-alive\s*(,|$)/.test(connection);
+  const expectContinue = version === 'HTTP/1.1' && headers.expect?.toLowerCase() === '100-continue';
+  return {
+    req: { method, url, headers },
+    keepAlive,
+    http10: version === 'HTTP/1.0',
+    framing,
+    expectContinue,
+  };
+}
+
+/** One client connection: reads a request, answers it, then reads the next. */
+class Connection {
+  private buf: Buffer | undefined;
+  private current: Parsed | undefined;
+  /** Body of the current request: bytes gathered so far, or skipped after an early answer. */
+  private chunks: Buffer[] = [];
+  private bodySize = 0;
+  private skipping: Http1Response | undefined;
+  /** Chunked decoding: bytes still to read of the current chunk, or -1 between chunks. */
+  private chunkLeft = -1;
+  private chunkedDone = false;
+  private busy = false;
+  private closed = false;
+  private paused = false;
+  /** Inside `process`: an answer given synchronously lets the running loop go on. */
+  private processing = false;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly opts: Http1ServerOptions,
+  ) {
+    socket.setNoDelay(true);
+    if (opts.idleTimeoutMs && opts.idleTimeoutMs > 0) {
+      socket.setTimeout(opts.idleTimeoutMs, () => socket.destroy());
+    }
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', () => this.destroy());
+    socket.on('close', () => {
+      this.closed = true;
+    });
+  }
+
+  private destroy(): void {
+    this.closed = true;
+    this.socket.destroy();
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.closed) return;
+    this.buf = this.buf === undefined || this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    if (this.busy) {
+      // Pipelined requests wait; do not read without bound while one is being answered.
+      if (!this.paused && this.buf.length > MAX_HEADER_BYTES + this.opts.maxBodyBytes) {
+        this.paused = true;
+        this.socket.pause();
+      }
+      return;
+    }
+    this.process();
+  }
+
+  private process(): void {
+    if (this.processing) return;
+    this.processing = true;
+    try {
+      while (!this.busy && !this.closed && this.buf !== undefined && this.buf.length > 0) {
+        if (this.current === undefined) {
+          if (!this.readHead()) break;
+        } else if (!this.readBody()) break;
+      }
+    } catch (err) {
+      this.respond(err instanceof ProtocolError ? err.response : BAD_REQUEST, false);
+    } finally {
+      this.processing = false;
+    }
+  }
+
+  private resume(): void {
+    if (this.paused) {
+      this.paused = false;
+      this.socket.resume();
+    }
+    this.process();
+  }
+
+  /** Parses a request head from the buffer; false when more bytes are needed. */
+  private readHead(): boolean {
+    const buf = this.buf as Buffer;
+    // Tolerate empty lines between requests (RFC 9112 §2.2).
+    let start = 0;
+    while (start + 1 < buf.length && buf.readUInt16BE(start) === CRLF) start += 2;
+    const end = buf.indexOf(HEADER_END, start);
+    if (end < 0) {
+      if (buf.length - start > MAX_HEADER_BYTES) throw new ProtocolError(HEADERS_TOO_LARGE);
+      if (start > 0) this.buf = buf.subarray(start);
+      return false;
+    }
+    if (end - start > MAX_HEADER_BYTES) throw new ProtocolError(HEADERS_TOO_LARGE);
+    const parsed = parseHead(buf.toString('latin1', start, end));
+    this.buf = buf.subarray(end + 4);
+    this.current = parsed;
+    this.chunks = [];
+    this.bodySize = 0;
+    this.chunkLeft = -1;
+    this.chunkedDone = false;
+    this.skipping = undefined;
+
+    const early = this.opts.handler.head(parsed.req);
+    if (early !== undefined) {
+      if (early.close || parsed.framing.kind === 'chunked') {
+        // Not worth reading a body that is refused anyway.
+        this.respond(early, false);
+        return false;
+      }
+      this.skipping = early;
+    } else if (parsed.framing.kind === 'length' && parsed.framing.length > this.opts.maxBodyBytes) {
+      this.respond(PAYLOAD_TOO_LARGE, false);
+      return false;
+    } else if (parsed.expectContinue && parsed.framing.kind !== 'none') {
+      this.socket.write(CONTINUE);
+    }
+    if (parsed.framing.kind === 'none') this.complete();
+    return true;
+  }
+
+  /** Consumes body bytes; false when more are needed. */
+  private readBody(): boolean {
+    const framing = (this.current as Parsed).framing;
+    if (framing.kind === 'length') {
+      const buf = this.buf as Buffer;
+      const need = framing.length - this.bodySize;
+      const take = Math.min(need, buf.length);
+      this.keep(buf.subarray(0, take));
+      this.buf = buf.subarray(take);
+      if (this.bodySize < framing.length) return false;
+      this.complete();
+      return true;
+    }
+    // chunked
+    for (;;) {
+      const buf = this.buf as Buffer;
+      if (this.chunkedDone) {
+        // Trailer section: lines until an empty one.
+        const lineEnd = buf.indexOf('\r\n');
+        if (lineEnd < 0) {
+          if (buf.length > MAX_HEADER_BYTES) throw new ProtocolError(BAD_REQUEST);
+          return false;
+        }
+        this.buf = buf.subarray(lineEnd + 2);
+        if (lineEnd === 0) {
+          this.complete();
+          return true;
+        }
+        continue;
+      }
+      if (this.chunkLeft < 0) {
+        const lineEnd = buf.indexOf('\r\n');
+        if (lineEnd < 0) {
+          if (buf.length > 1024) throw new ProtocolError(BAD_REQUEST);
+          return false;
+        }
+        const sizeText = buf.toString('latin1', 0, lineEnd).split(';')[0]?.trim() ?? '';
+        if (!/^[0-9a-fA-F]{1,8}$/.test(sizeText)) throw new ProtocolError(BAD_REQUEST);
+        const size = Number.parseInt(sizeText, 16);
+        this.buf = buf.subarray(lineEnd + 2);
+        if (size === 0) {
+          this.chunkedDone = true;
+          continue;
+        }
+        if (this.skipping === undefined && this.bodySize + size > this.opts.maxBodyBytes) {
+          this.respond(PAYLOAD_TOO_LARGE, false);
+          return false;
+        }
+        this.chunkLeft = size;
+        continue;
+      }
+      if (this.chunkLeft > 0) {
+        if (buf.length === 0) return false;
+        const take = Math.min(this.chunkLeft, buf.length);
+        this.keep(buf.subarray(0, take));
+        this.buf = buf.subarray(take);
+        this.chunkLeft -= take;
+        if (this.chunkLeft > 0) return false;
+      }
+      // chunkLeft === 0: the chunk's closing CRLF
+      const rest = this.buf as Buffer;
+      if (rest.length < 2) return false;
+      if (rest.readUInt16BE(0) !== CRLF) throw new ProtocolError(BAD_REQUEST);
+      this.buf = rest.subarray(2);
+      this.chunkLeft = -1;
+    }
+  }
+
+  private keep(part: Buffer): void {
+    this.bodySize += part.length;
+    if (this.skipping === undefined && part.length > 0) this.chunks.push(part);
+  }
+
+  /** The whole request is read: answer it. */
+  private complete(): void {
+    const parsed = this.current as Parsed;
+    if (this.skipping !== undefined) {
+      this.respond(this.skipping, parsed.keepAlive);
+      return;
+    }
+    const body =
+      this.chunks.length === 0
+        ? ''
+        : this.chunks.length === 1
+          ? (this.chunks[0] as Buffer).toString('utf8')
+          : Buffer.concat(this.chunks, this.bodySize).toString('utf8');
+    this.chunks = [];
+    let answer: Http1Response | Promise<Http1Response>;
+    try {
+      answer = this.opts.handler.request(parsed.req, body);
+    } catch (err) {
+      answer = this.opts.handler.onError(err);
+    }
+    if (answer instanceof Promise) {
+      this.busy = true;
+      answer.then(
+        (r) => this.respond(r, parsed.keepAlive),
+        (err: unknown) => this.respond(this.opts.handler.onError(err), parsed.keepAlive),
+      );
+    } else this.respond(answer, parsed.keepAlive);
+  }
+
+  private respond(res: Http1Response, keepAlive: boolean): void {
+    const parsed = this.current;
+    this.current = undefined;
+    this.busy = false;
+    if (this.closed) return;
+    const close = res.close === true || !keepAlive;
+    const isHead = parsed?.req.method === 'HEAD';
+    const length = Buffer.byteLength(res.body);
+    let head = `HTTP/1.1 ${res.status} ${res.statusMessage ?? STATUS_CODES[res.status] ?? ''}\r\n`;
+    const h = res.headers;
+    for (let i = 0; i < h.length; i += 2) head += `${h[i]}: ${h[i + 1]}\r\n`;
+    head += `Content-Length: ${length}\r\n`;
+    if (close) head += 'Connection: close\r\n';
+    // HTTP/1.0 clients need to be told the connection stays open.
+    else if (parsed?.http10) head += 'Connection: keep-alive\r\n';
+    const flushed = this.socket.write(isHead || length === 0 ? `${head}\r\n` : `${head}\r\n${res.body}`);
+    if (close) {
+      this.closed = true;
+      this.socket.end();
+      return;
+    }
+    if (flushed) this.resume();
+    else {
+      this.busy = true;
+      this.socket.once('drain', () => {
+        this.busy = false;
+        this.resume();
+      });
+    }
+  }
+}
+
+export async function startHttp1Server(opts: Http1ServerOptions): Promise<RunningHttp1Server> {
+  const sockets = new Set<Socket>();
+  const server: Server = createServer({ noDelay: true }, (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    new Connection(socket, opts);
+  });
+  if (opts.maxConnections > 0) server.maxConnections = opts.maxConnections;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address !== null ? address.port : opts.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      }),
+  };
+}

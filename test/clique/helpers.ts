@@ -1,0 +1,148 @@
+/**
+ * Clique test chains: a genesis naming the signers, an in-process chain with the Clique import rules,
+ * and hand-sealed empty blocks (an empty Clique block leaves the state untouched, so its roots are
+ * known without execution).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Block, type BlockHeader, createBlock } from '@ethereumjs/block';
+import { Address, hexToBytes } from '@ethereumjs/util';
+import { ChainStore } from '../../src/chain/chainStore.js';
+import { initGenesis } from '../../src/chain/genesis.js';
+import { BlockImporter } from '../../src/chain/importer.js';
+import {
+  createCommon,
+  type GenesisSpec,
+  genesisHeaderFields,
+  parseGenesis,
+} from '../../src/config/genesis.js';
+import { encodeExtraData, withSeal } from '../../src/consensus/clique/extraData.js';
+import { Clique, cliqueExecutionCommon } from '../../src/consensus/clique/index.js';
+import { addressOfPrivateKey, sealHash, signSeal } from '../../src/consensus/clique/seal.js';
+import { customCrypto, keccak256 } from '../../src/crypto/index.js';
+import { Database } from '../../src/db/database.js';
+import { TrieStore } from '../../src/state/trieStore.js';
+import { WorldState } from '../../src/state/worldState.js';
+
+export interface TestKey {
+  key: Uint8Array;
+  address: string;
+}
+
+/** A deterministic key per name. */
+export function testKey(name: string): TestKey {
+  const key = keccak256(new TextEncoder().encode(`alder clique test ${name}`));
+  return { key, address: addressOfPrivateKey(key) };
+}
+
+export const FUNDED = testKey('funded');
+export const COINBASE_RECORDER = '0x00000000000000000000000000000000000c01b5';
+
+export function cliqueGenesis(
+  signers: readonly string[],
+  clique: { blockperiodseconds?: number; epochlength?: number; createemptyblocks?: boolean } = {},
+): object {
+  const extra = encodeExtraData(new Uint8Array(), [...signers].sort());
+  return {
+    config: {
+      chainId: 4242,
+      homesteadBlock: 0,
+      eip150Block: 0,
+      eip155Block: 0,
+      eip158Block: 0,
+      byzantiumBlock: 0,
+      constantinopleBlock: 0,
+      petersburgBlock: 0,
+      istanbulBlock: 0,
+      berlinBlock: 0,
+      londonBlock: 0,
+      clique: { blockperiodseconds: 1, epochlength: 30000, ...clique },
+    },
+    nonce: '0x0',
+    timestamp: '0x0',
+    gasLimit: '0x1c9c380',
+    difficulty: '0x1',
+    extraData: `0x${Buffer.from(extra).toString('hex')}`,
+    alloc: {
+      [FUNDED.address]: { balance: '0x3635c9adc5dea00000' },
+      // COINBASE PUSH1 0 SSTORE: records who the block's COINBASE is.
+      [COINBASE_RECORDER]: { balance: '0x0', code: '0x4160005500' },
+    },
+  };
+}
+
+export interface CliqueTestChain {
+  spec: GenesisSpec;
+  chain: ChainStore;
+  importer: BlockImporter;
+  clique: Clique;
+  genesis: Block;
+  close(): Promise<void>;
+}
+
+export async function openCliqueChain(genesis: object): Promise<CliqueTestChain> {
+  const spec = parseGenesis(genesis);
+  const common = createCommon(spec, { customCrypto: customCrypto() });
+  const dir = mkdtempSync(join(tmpdir(), 'alder-clique-'));
+  const db = Database.open(join(dir, 'database'));
+  const world = new WorldState(new TrieStore(db), common);
+  const chain = new ChainStore(db, common);
+  const genesisBlock = await initGenesis(chain, world, {
+    header: genesisHeaderFields(spec),
+    alloc: spec.alloc,
+  });
+  const clique = new Clique(chain, spec.config.clique as NonNullable<GenesisSpec['config']['clique']>);
+  const importer = new BlockImporter(chain, world, {
+    consensus: clique.rules,
+    executionCommon: cliqueExecutionCommon(spec, customCrypto()),
+  });
+  return {
+    spec,
+    chain,
+    importer,
+    clique,
+    genesis: genesisBlock,
+    async close() {
+      await importer.idle();
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface EmptyBlockOptions {
+  difficulty?: bigint;
+  timestamp?: bigint;
+  vote?: { candidate: string; add: boolean };
+  /** Checkpoint signer list. */
+  signers?: readonly string[];
+  mixHash?: Uint8Array;
+}
+
+/** An empty block on `parent` sealed by `signer`. */
+export function sealEmptyBlock(parent: BlockHeader, signer: TestKey, opts: EmptyBlockOptions = {}): Block {
+  const common = parent.common;
+  const extraData = encodeExtraData(new Uint8Array(), opts.signers ?? []);
+  const unsealed = createBlock(
+    {
+      header: {
+        parentHash: parent.hash(),
+        coinbase: opts.vote ? new Address(hexToBytes(opts.vote.candidate as `0x${string}`)) : undefined,
+        stateRoot: parent.stateRoot,
+        difficulty: opts.difficulty ?? 2n,
+        number: parent.number + 1n,
+        gasLimit: parent.gasLimit,
+        timestamp: opts.timestamp ?? parent.timestamp + 1n,
+        extraData,
+        mixHash: opts.mixHash,
+        nonce: opts.vote?.add ? new Uint8Array(8).fill(0xff) : new Uint8Array(8),
+        baseFeePerGas: parent.calcNextBaseFee(),
+      },
+    },
+    { common, setHardfork: true, skipConsensusFormatValidation: true },
+  );
+  const seal = signSeal(sealHash(unsealed.header), signer.key);
+  const header = { ...unsealed.header.toJSON(), extraData: withSeal(extraData, seal) };
+  return createBlock({ header }, { common, setHardfork: true, skipConsensusFormatValidation: true });
+}
