@@ -112,6 +112,9 @@ function signBatch(kind, firstNonce, make) {
 // ---------------------------------------------------------------------------------------------------
 // Sending: a keep-alive HTTP client, one lane (sender) at a time per worker, nonces in order
 
+/** Ganache, for one, may hold an answer back indefinitely: no request waits longer than this. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
 function makeClient(url) {
   const u = new URL(url);
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
@@ -142,6 +145,9 @@ function makeClient(url) {
           });
         },
       );
+      req.setTimeout(REQUEST_TIMEOUT_MS, () =>
+        req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)),
+      );
       req.on('error', reject);
       req.end(payload);
     });
@@ -160,7 +166,9 @@ async function sendLanes(call, lanes, deadline) {
         const tx = lane[r];
         if (!tx) continue;
         if (performance.now() > deadline) return;
-        const res = await call({ method: 'eth_sendRawTransaction', params: [tx.raw] });
+        const res = await call({ method: 'eth_sendRawTransaction', params: [tx.raw] }).catch((err) => ({
+          error: { message: err.message },
+        }));
         if (res.error || res.result !== tx.hash) {
           errors++;
           firstError ??= res.error?.message ?? `unexpected result ${res.result}`;
@@ -185,7 +193,7 @@ async function waitMined(call, targets, deadline) {
         method: 'eth_getTransactionCount',
         params: [senders[s], 'latest'],
       })),
-    );
+    ).catch(() => []);
     const now = performance.now();
     for (const r of res)
       if (r.result !== undefined && BigInt(r.result) >= targets.get(ids[r.id])) left.delete(ids[r.id]);
@@ -206,7 +214,8 @@ async function checkReceipts(call, lanes) {
       hashes
         .slice(i, i + 200)
         .map((h, j) => ({ jsonrpc: '2.0', id: j, method: 'eth_getTransactionReceipt', params: [h] })),
-    );
+    ).catch(() => []);
+    missing += Math.min(200, hashes.length - i) - res.length;
     for (const r of res) {
       if (!r.result) missing++;
       else {
@@ -231,9 +240,9 @@ async function phase(call, name, lanes) {
       method: 'eth_getTransactionCount',
       params: [a, 'pending'],
     })),
-  );
+  ).catch(() => []);
   for (const r of nonces) finals.set(r.id, BigInt(r.result ?? 0));
-  const tDone = await waitMined(call, finals, t0 + PHASE_MS);
+  const tDone = finals.size === senders.length ? await waitMined(call, finals, t0 + PHASE_MS) : undefined;
   const receipts = await checkReceipts(call, lanes);
   const result = {
     name,
@@ -365,14 +374,21 @@ function summarizeProfile(path, top = 25) {
     .map(([k, us]) => [k, fmt((100 * us) / total, 1), fmt(us / 1000)]);
 }
 
+/** A phase that hit its time limit shows the rate of what was mined by then, as an upper bound. */
+function rate(p) {
+  if (p.totalSeconds !== undefined) return fmt(p.rate);
+  return `≤ ${fmt(p.ok / opt['tx-phase-seconds'])} (timed out)`;
+}
+const sendRate = (p) => (p.sent < COUNT ? `≤ ${fmt(p.sendRate)} (timed out)` : fmt(p.sendRate));
+
 function row(name, r) {
   return [
     name,
-    fmt(r.eth.sendRate),
-    fmt(r.eth.rate),
+    sendRate(r.eth),
+    rate(r.eth),
     `${r.eth.ok}/${COUNT} in ${r.eth.blocks}`,
-    fmt(r.erc20.sendRate),
-    fmt(r.erc20.rate),
+    sendRate(r.erc20),
+    rate(r.erc20),
     `${r.erc20.ok}/${COUNT} in ${r.erc20.blocks}`,
   ];
 }
@@ -459,16 +475,27 @@ async function main() {
     if (!results.alder || !results[peer]) continue;
     const a = results.alder;
     const p = results[peer];
+    const mined = (x) => (x.totalSeconds === undefined ? x.ok / opt['tx-phase-seconds'] : x.rate);
     ratios.push([
       `Alder / ${peer}`,
       `${fmt(a.eth.sendRate / p.eth.sendRate, 2)}×`,
-      `${fmt(a.eth.rate / p.eth.rate, 2)}×`,
+      `${fmt(mined(a.eth) / mined(p.eth), 2)}×`,
       `${fmt(a.erc20.sendRate / p.erc20.sendRate, 2)}×`,
-      `${fmt(a.erc20.rate / p.erc20.rate, 2)}×`,
+      `${fmt(mined(a.erc20) / mined(p.erc20), 2)}×`,
     ]);
   }
   if (ratios.length) {
     out.push(table(['ratio', 'ETH send', 'ETH mined', 'ERC-20 send', 'ERC-20 mined'], ratios));
+    out.push('');
+  }
+  const timedOut = Object.entries(results).filter(([, r]) =>
+    [r.eth, r.erc20].some((p) => p.totalSeconds === undefined || p.sent < COUNT),
+  );
+  if (timedOut.length) {
+    out.push(
+      `Timed out (a phase is bounded to ${opt['tx-phase-seconds']} s): ${timedOut.map(([n]) => n).join(', ')}; ` +
+        'their rate is what was mined within the bound, so a ratio against them is a lower bound.',
+    );
     out.push('');
   }
   out.push(

@@ -109,7 +109,10 @@ function maxPriority(tx: TypedTransaction): bigint {
 /**
  * Every transaction object copies its Common and re-merges the transaction parameters into the copy
  * (most of decoding time). The pool decodes many transactions against one fork per head, so the head's
- * Common is handed out as is and parameter tables it already merged are not merged again.
+ * Common is handed out as is and parameter tables it already merged are not merged again. The VM
+ * moves a transaction's Common to the fork of the block executing it; for pool transactions that is
+ * the next block's fork, which is what this Common already describes (or what the pool should apply
+ * once a timestamp fork is crossed).
  */
 function shareForDecoding(common: Common): Common {
   const merged = new WeakSet<object>();
