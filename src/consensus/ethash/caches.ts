@@ -11,6 +11,8 @@ export interface EpochCache {
   epoch: number;
   seed: Uint8Array;
   fullSize: number;
+  /** The light cache, 16 little-endian words per item. */
+  cache: Uint32Array;
   hashimoto: Hashimoto;
 }
 
@@ -56,6 +58,6 @@ export class EthashCaches {
         renameSync(tmp, file);
       }
     }
-    return { epoch, seed, fullSize, hashimoto: new Hashimoto(cache, fullSize) };
+    return { epoch, seed, fullSize, cache, hashimoto: new Hashimoto(cache, fullSize) };
   }
 }

@@ -14,6 +14,7 @@ import { type Address, bigIntToBytes, setLengthLeft } from '@ethereumjs/util';
 import type { EngineHeaderFields, SealingEngine } from '../../mining/engine.js';
 import { boundary, bytesToBigIntBE, epochOf, sealHash } from './algorithm.js';
 import type { EthashCaches } from './caches.js';
+import { WorkerSearch } from './searcher.js';
 
 /** Besu's proof-of-work scheduler lets block timestamps run this far ahead of the clock. */
 const CLOCK_DRIFT_MS = 10_000;
@@ -53,6 +54,8 @@ export class EthashEngine implements SealingEngine {
   private hashes = 0;
   private rateWindowStart = Date.now();
   private lastRate = 0;
+  /** The nonce-search thread; null once known to be unavailable. */
+  private searcher: WorkerSearch | null | undefined;
 
   constructor(
     private readonly common: Common,
@@ -120,6 +123,17 @@ export class EthashEngine implements SealingEngine {
     return true;
   }
 
+  /** The search thread, started on first use; undefined where it cannot run (then the search runs here). */
+  private workerSearch(): WorkerSearch | undefined {
+    if (this.searcher === undefined) {
+      this.searcher =
+        WorkerSearch.create((count) => {
+          this.hashes += count;
+        }) ?? null;
+    }
+    return this.searcher?.usable ? this.searcher : undefined;
+  }
+
   async seal(block: Block, signal: AbortSignal): Promise<Block | undefined> {
     const epoch = await this.caches.get(epochOf(block.header.number));
     if (signal.aborted) return undefined;
@@ -164,6 +178,29 @@ export class EthashEngine implements SealingEngine {
         }
         setImmediate(search);
       };
+      const searcher = this.workerSearch();
+      if (searcher) {
+        const job = searcher.search(epoch, headerHash, target, nonce);
+        signal.addEventListener('abort', () => job.cancel());
+        job.result.then((found) => {
+          if (done || found === undefined) return;
+          if (found === 'failed') {
+            setImmediate(search);
+            return;
+          }
+          // Checked here too: a block is only ever sealed with a nonce this thread has verified.
+          const { mixDigest, result } = epoch.hashimoto.run(headerHash, found.nonce);
+          if (bytesToBigIntBE(result) <= target && Buffer.compare(mixDigest, found.mixDigest) === 0)
+            finish(withSeal(block, found.nonce, mixDigest));
+          else setImmediate(search);
+        });
+        const finishWork = work.finish;
+        work.finish = (sealed) => {
+          job.cancel();
+          finishWork(sealed);
+        };
+        return;
+      }
       setImmediate(search);
     });
   }

@@ -1,0 +1,84 @@
+/**
+ * The nonce search of the Ethash sealer, in a worker thread: hashimoto-light costs milliseconds per
+ * nonce, and on the main thread it competes with JSON-RPC and the block builder. The thread receives
+ * an epoch's light cache (shared memory, not copied) and jobs; it reports a solution, and the hashes
+ * it tried for the hashrate. A new job or `stop` replaces the running one between two slices.
+ */
+import { parentPort } from 'node:worker_threads';
+import { Hashimoto } from './algorithm.js';
+
+export type SearchRequest =
+  | { kind: 'epoch'; epoch: number; cache: SharedArrayBuffer; fullSize: number }
+  | { kind: 'job'; id: number; epoch: number; headerHash: Uint8Array; target: bigint; start: bigint }
+  | { kind: 'stop' };
+
+export type SearchReport =
+  | { kind: 'found'; id: number; nonce: Uint8Array; mixDigest: Uint8Array }
+  | { kind: 'hashes'; count: number };
+
+const SLICE = 64;
+const port = parentPort;
+if (!port) throw new Error('searchWorker runs as a worker thread');
+
+const epochs = new Map<number, Hashimoto>();
+let current: Extract<SearchRequest, { kind: 'job' }> | undefined;
+let running = false;
+
+function nonceBytes(n: bigint): Uint8Array {
+  const out = new Uint8Array(8);
+  let v = n;
+  for (let i = 7; i >= 0; i--) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return out;
+}
+
+function greaterThanTarget(result: Uint8Array, target: bigint): boolean {
+  let v = 0n;
+  for (let i = 0; i < result.length; i++) v = (v << 8n) | BigInt(result[i] as number);
+  return v > target;
+}
+
+function slice(): void {
+  const job = current;
+  const hashimoto = job && epochs.get(job.epoch);
+  if (!job || !hashimoto) {
+    running = false;
+    return;
+  }
+  let nonce = job.start;
+  for (let i = 0; i < SLICE; i++) {
+    const bytes = nonceBytes(nonce);
+    const { mixDigest, result } = hashimoto.run(job.headerHash, bytes);
+    nonce = (nonce + 1n) & 0xffffffffffffffffn;
+    if (!greaterThanTarget(result, job.target)) {
+      port?.postMessage({ kind: 'hashes', count: i + 1 } satisfies SearchReport);
+      port?.postMessage({ kind: 'found', id: job.id, nonce: bytes, mixDigest } satisfies SearchReport);
+      current = undefined;
+      running = false;
+      return;
+    }
+  }
+  job.start = nonce;
+  port?.postMessage({ kind: 'hashes', count: SLICE } satisfies SearchReport);
+  // Let the next job or a stop arrive between slices.
+  setImmediate(slice);
+}
+
+port.on('message', (msg: SearchRequest) => {
+  if (msg.kind === 'epoch') {
+    epochs.clear();
+    epochs.set(msg.epoch, new Hashimoto(new Uint32Array(msg.cache), msg.fullSize));
+    return;
+  }
+  if (msg.kind === 'stop') {
+    current = undefined;
+    return;
+  }
+  current = msg;
+  if (!running) {
+    running = true;
+    setImmediate(slice);
+  }
+});
