@@ -123,7 +123,10 @@ describe('ethers v6 on the dev network', () => {
     try {
       // let the listener install its filter before the event happens
       await new Promise((r) => setTimeout(r, 1000));
-      const sent = [await store.set(5n), await store.set(6n)];
+      // Explicit nonces: ethers answers a repeated nonce look-up from its 250 ms cache, so two sends in a
+      // row could both take the first one.
+      const nonce = Number(await provider.send('eth_getTransactionCount', [wallet.address, 'pending']));
+      const sent = [await store.set(5n, { nonce }), await store.set(6n, { nonce: nonce + 1 })];
       for (const tx of sent) await tx.wait(1, 90_000);
       const deadline = Date.now() + 30_000;
       while (seen.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
