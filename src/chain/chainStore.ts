@@ -24,6 +24,8 @@ import {
 } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
 import { type Database, metaKey, numberKey, WriteBatch } from '../db/database.js';
+import { Lru } from '../util/lru.js';
+import { shareCommon } from '../util/sharedCommon.js';
 import { decodeReceipt, decodeReceiptList, type StoredReceipt } from './receipts.js';
 import { bodyTransactionEncodings } from './rlpScan.js';
 
@@ -43,30 +45,6 @@ export interface NewHeadEvent {
   added: Block[];
   /** Blocks that left the canonical chain, newest first. */
   removed: Block[];
-}
-
-class Lru<K, V> {
-  private map = new Map<K, V>();
-  constructor(private readonly max: number) {}
-  get(k: K): V | undefined {
-    const v = this.map.get(k);
-    if (v !== undefined) {
-      this.map.delete(k);
-      this.map.set(k, v);
-    }
-    return v;
-  }
-  set(k: K, v: V): void {
-    this.map.delete(k);
-    this.map.set(k, v);
-    if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
-  }
-  delete(k: K): void {
-    this.map.delete(k);
-  }
-  clear(): void {
-    this.map.clear();
-  }
 }
 
 const HEAD = metaKey('head');
@@ -210,7 +188,7 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
     const hardfork = headerCommon.hardfork();
     let common = this.decodingCommons.get(hardfork);
     if (!common) {
-      common = shareForDecoding(headerCommon.copy());
+      common = shareCommon(headerCommon.copy(), { fixHardfork: true });
       this.decodingCommons.set(hardfork, common);
     }
     return common;
@@ -382,36 +360,6 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
 }
 
 /** RLP length of a list whose payload is `payload` bytes long. */
-/**
- * A Common handed out as it is by `copy()`, whose parameter merges are remembered: transactions decoded
- * with it share it. Its hardfork is fixed; setting another one is a programming error.
- */
-function shareForDecoding(common: Common): Common {
-  const merged = new WeakSet<object>();
-  const updateParams = common.updateParams.bind(common);
-  const fixed = common.hardfork();
-  common.copy = () => common;
-  common.updateParams = (params) => {
-    if (merged.has(params)) return common;
-    merged.add(params);
-    return updateParams(params);
-  };
-  const refuse = (hardfork: string) => {
-    if (hardfork !== fixed) throw new Error(`shared decoding Common is fixed at ${fixed}, not ${hardfork}`);
-  };
-  const setHardfork = common.setHardfork.bind(common);
-  common.setHardfork = (hardfork) => {
-    refuse(hardfork);
-    return setHardfork(hardfork);
-  };
-  const setHardforkBy = common.setHardforkBy.bind(common);
-  common.setHardforkBy = (opts) => {
-    refuse(common.getHardforkBy(opts));
-    return setHardforkBy(opts);
-  };
-  return common;
-}
-
 export function rlpListLength(payload: number): number {
   if (payload < 56) return 1 + payload;
   let lenBytes = 0;

@@ -14,6 +14,7 @@ import {
   ValueEncoding,
 } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
+import { Lru } from '../util/lru.js';
 import type { TrieStore } from './trieStore.js';
 
 export interface GenesisAccount {
@@ -25,14 +26,15 @@ export interface GenesisAccount {
 
 export class WorldState {
   /** Read-only state managers by state root, most recently used last. */
-  private readonly readers = new Map<string, MerkleStateManager>();
+  private readonly readers = new Lru<string, MerkleStateManager>(16);
 
   constructor(
     readonly store: TrieStore,
     private readonly common: Common,
   ) {}
 
-  newTrie(root?: Uint8Array): MerklePatriciaTrie {
+  /** The state trie at `root`; `cacheSize` keeps that many nodes it has read (read-only use). */
+  newTrie(root?: Uint8Array, cacheSize?: number): MerklePatriciaTrie {
     return new MerklePatriciaTrie({
       db: this.store,
       useKeyHashing: true,
@@ -40,6 +42,7 @@ export class WorldState {
       valueEncoding: ValueEncoding.Bytes,
       root,
       common: this.common,
+      cacheSize,
     });
   }
 
@@ -64,19 +67,9 @@ export class WorldState {
   reader(root: Uint8Array): MerkleStateManager {
     const key = bytesToHex(root);
     let sm = this.readers.get(key);
-    if (sm) {
-      this.readers.delete(key);
-    } else {
+    if (!sm) {
       sm = new MerkleStateManager({
-        trie: new MerklePatriciaTrie({
-          db: this.store,
-          useKeyHashing: true,
-          useKeyHashingFunction: keccak256,
-          valueEncoding: ValueEncoding.Bytes,
-          root,
-          common: this.common,
-          cacheSize: 4096,
-        }),
+        trie: this.newTrie(root, 4096),
         common: this.common,
         caches: new Caches({
           account: { type: CacheType.LRU, size: 20_000 },
@@ -84,9 +77,8 @@ export class WorldState {
           code: { type: CacheType.LRU, size: 1_000 },
         }),
       });
-      if (this.readers.size >= 16) this.readers.delete(this.readers.keys().next().value as string);
+      this.readers.set(key, sm);
     }
-    this.readers.set(key, sm);
     return sm;
   }
 

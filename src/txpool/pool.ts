@@ -18,6 +18,7 @@ import { Address, bytesToBigInt, bytesToHex } from '@ethereumjs/util';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { keccak256 } from '../crypto/index.js';
 import type { WorldState } from '../state/worldState.js';
+import { shareCommon } from '../util/sharedCommon.js';
 
 export type TxRejection =
   | 'DECODE'
@@ -104,26 +105,6 @@ function maxPriority(tx: TypedTransaction): bigint {
   return tx.type >= 2
     ? (tx as unknown as { maxPriorityFeePerGas: bigint }).maxPriorityFeePerGas
     : (tx as unknown as { gasPrice: bigint }).gasPrice;
-}
-
-/**
- * Every transaction object copies its Common and re-merges the transaction parameters into the copy
- * (most of decoding time). The pool decodes many transactions against one fork per head, so the head's
- * Common is handed out as is and parameter tables it already merged are not merged again. The VM
- * moves a transaction's Common to the fork of the block executing it; for pool transactions that is
- * the next block's fork, which is what this Common already describes (or what the pool should apply
- * once a timestamp fork is crossed).
- */
-function shareForDecoding(common: Common): Common {
-  const merged = new WeakSet<object>();
-  const updateParams = common.updateParams.bind(common);
-  common.copy = () => common;
-  common.updateParams = (params) => {
-    if (merged.has(params)) return;
-    merged.add(params);
-    updateParams(params);
-  };
-  return common;
 }
 
 /** The sender's address: the library recovers the key natively but hashes it in JS. */
@@ -258,7 +239,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       // Copying Common costs ~0.2 ms: one copy per head, not per transaction.
       const common = this.common.copy();
       common.setHardforkBy({ blockNumber: header.number + 1n, timestamp: header.timestamp + 1n });
-      this.commonCache = { key, common: shareForDecoding(common) };
+      this.commonCache = { key, common: shareCommon(common) };
     }
     return { common: this.commonCache.common, header };
   }

@@ -7,8 +7,8 @@
  */
 import type { BlockHeader } from '@ethereumjs/block';
 import { bytesToHex } from '@ethereumjs/util';
+import { Lru } from '../../util/lru.js';
 import { decodeExtraData } from './extraData.js';
-import { Lru } from './lru.js';
 import { recoverSigner, ZERO_ADDRESS } from './seal.js';
 
 /** Where headers come from (the chain store). */

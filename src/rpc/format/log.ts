@@ -3,6 +3,7 @@
  * with another member order; see receipt.ts.
  */
 import type { LogEntry } from '../../filters/logs.js';
+import { Lru } from '../../util/lru.js';
 import { RawJson } from '../rawJson.js';
 import { bytes, quantity } from './hex.js';
 
@@ -61,9 +62,11 @@ export { topicsJson };
 
 /** Logs of canonical blocks serialised once each, keyed by block hash and log index. */
 export class LogJsonCache {
-  private readonly entries = new Map<string, string>();
+  private readonly entries: Lru<string, string>;
 
-  constructor(private readonly maxEntries: number) {}
+  constructor(maxEntries: number) {
+    this.entries = new Lru(maxEntries);
+  }
 
   /** The logs as a JSON array: each non-removed log's text from the cache, formatted on a miss. */
   answer(entries: readonly LogEntry[]): RawJson {
@@ -86,8 +89,6 @@ export class LogJsonCache {
       let text = this.entries.get(key);
       if (text === undefined) {
         text = JSON.stringify(formatLog(e));
-        if (this.entries.size >= this.maxEntries)
-          this.entries.delete(this.entries.keys().next().value as string);
         this.entries.set(key, text);
       }
       out += text;

@@ -1,4 +1,4 @@
-/** A small least-recently-used map: snapshots and recovered signers are reused mostly near the head. */
+/** A small least-recently-used map: entries read or written move to the back, the front leaves first. */
 export class Lru<K, V> {
   private readonly map = new Map<K, V>();
   constructor(private readonly max: number) {}
@@ -16,5 +16,13 @@ export class Lru<K, V> {
     this.map.delete(key);
     this.map.set(key, value);
     if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as K);
+  }
+
+  delete(key: K): void {
+    this.map.delete(key);
+  }
+
+  clear(): void {
+    this.map.clear();
   }
 }
