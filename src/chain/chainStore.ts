@@ -115,6 +115,21 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
     return c !== undefined && bytesEqual(c, hash);
   }
 
+  /**
+   * Hash of the ancestor of `tip` (or `tip` itself) at `number` — what BLOCKHASH reads: from the
+   * canonical index when `tip` is canonical, else by walking parent hashes.
+   */
+  ancestorHash(tip: BlockHeader, number: bigint): Uint8Array | undefined {
+    if (number > tip.number || number < 0n) return undefined;
+    if (this.isCanonical(tip.hash(), tip.number)) {
+      const hash = this.canonicalHash(number);
+      if (hash) return hash;
+    }
+    let h: BlockHeader | undefined = tip;
+    while (h && h.number > number) h = this.getHeader(h.parentHash);
+    return h && h.number === number ? h.hash() : undefined;
+  }
+
   hasBlock(hash: Uint8Array): boolean {
     return this.db.has('headers', hash);
   }

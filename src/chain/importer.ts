@@ -13,6 +13,7 @@ import type { WriteBatch } from '../db/database.js';
 import { useFastCommonLookups } from '../execution/commonLookups.js';
 import type { TrieStore } from '../state/trieStore.js';
 import type { WorldState } from '../state/worldState.js';
+import { AncestorHashes } from './ancestorHashes.js';
 import { bytesEqual, type ChainStore } from './chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './errors.js';
 import { checkHeader } from './validation.js';
@@ -62,36 +63,12 @@ export interface BuiltExecution {
   stateWrites: WriteBatch;
 }
 
-/** Answers BLOCKHASH for the block being executed by walking its own ancestry. */
-class AncestryHashes {
-  tip: BlockHeader | undefined;
-  constructor(private readonly chain: ChainStore) {}
-  async getBlock(number: number): Promise<{ hash(): Uint8Array }> {
-    const n = BigInt(number);
-    let h = this.tip;
-    if (!h) throw new Error('no block context');
-    // Fast path: the tip is canonical, so is every ancestor.
-    if (this.chain.isCanonical(h.hash(), h.number)) {
-      const hash = this.chain.canonicalHash(n);
-      if (hash) return { hash: () => hash };
-    }
-    while (h && h.number > n) h = this.chain.getHeader(h.parentHash);
-    if (!h || h.number !== n) throw new Error(`unknown ancestor ${number}`);
-    const hash = h.hash();
-    return { hash: () => hash };
-  }
-  async putBlock(): Promise<void> {}
-  shallowCopy(): this {
-    return this;
-  }
-}
-
 export class BlockImporter {
   private vm: VM | undefined;
   private state: MerkleStateManager | undefined;
   private caches: Caches | undefined;
   private stateRoot: Uint8Array | undefined;
-  private readonly hashes: AncestryHashes;
+  private readonly hashes: AncestorHashes;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -99,7 +76,7 @@ export class BlockImporter {
     private readonly world: WorldState,
     private readonly opts: ImporterOptions = {},
   ) {
-    this.hashes = new AncestryHashes(chain);
+    this.hashes = new AncestorHashes(chain);
   }
 
   private get trieStore(): TrieStore {

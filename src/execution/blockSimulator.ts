@@ -125,14 +125,7 @@ class SimulatedAncestors {
     const n = BigInt(number);
     const sim = this.simulated.get(n);
     if (sim) return { hash: () => sim };
-    let h: BlockHeader | undefined = this.base;
-    if (this.chain.isCanonical(this.base.hash(), this.base.number)) {
-      const hash = n <= this.base.number ? this.chain.canonicalHash(n) : undefined;
-      if (hash) return { hash: () => hash };
-    }
-    while (h && h.number > n) h = this.chain.getHeader(h.parentHash);
-    if (!h || h.number !== n) return { hash: () => new Uint8Array(32) };
-    const hash = h.hash();
+    const hash = this.chain.ancestorHash(this.base, n) ?? new Uint8Array(32);
     return { hash: () => hash };
   }
   async putBlock(): Promise<void> {}

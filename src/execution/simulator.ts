@@ -20,6 +20,7 @@ import {
 } from '@ethereumjs/tx';
 import { Account, Address, bytesToHex, equalsBytes, KECCAK256_NULL, setLengthLeft } from '@ethereumjs/util';
 import { createVM, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
+import { AncestorHashes } from '../chain/ancestorHashes.js';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { WorldState } from '../state/worldState.js';
 import { CallState } from './callState.js';
@@ -108,30 +109,6 @@ export interface SimulateOptions {
   /** Replaces the call's gas (estimateGas probing). */
   gasLimit?: bigint;
   reportAccessList?: boolean;
-}
-
-/** BLOCKHASH for a simulated block: the ancestors of its header. */
-class AncestorHashes {
-  constructor(
-    private readonly chain: ChainStore,
-    private readonly tip: BlockHeader,
-  ) {}
-  async getBlock(number: number): Promise<{ hash(): Uint8Array }> {
-    const n = BigInt(number);
-    if (this.chain.isCanonical(this.tip.hash(), this.tip.number)) {
-      const hash = this.chain.canonicalHash(n);
-      if (hash) return { hash: () => hash };
-    }
-    let h: BlockHeader | undefined = this.tip;
-    while (h && h.number > n) h = this.chain.getHeader(h.parentHash);
-    if (!h || h.number !== n) throw new Error(`unknown ancestor ${number}`);
-    const hash = h.hash();
-    return { hash: () => hash };
-  }
-  async putBlock(): Promise<void> {}
-  shallowCopy(): this {
-    return this;
-  }
 }
 
 const ZERO_ADDRESS = new Uint8Array(20);
