@@ -44,6 +44,10 @@ export const BLOCK_TIME: bigint;
 export const TOKEN_ADDRESS: string;
 export const FEE_RECIPIENT: string;
 export const POW_DIFFICULTY: bigint;
+/** Genesis `config` members: every fork up to London active from block 0. */
+export const LONDON_AT_GENESIS: Readonly<Record<string, number>>;
+/** Genesis `config` members: merged at genesis, Shanghai and Cancun active from the first block. */
+export const CANCUN_AT_GENESIS: Readonly<Record<string, unknown>>;
 export const TRANSFER_TOPIC: string;
 export const SELECTORS: { transfer: Uint8Array; balanceOf: Uint8Array; fill: Uint8Array };
 

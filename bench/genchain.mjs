@@ -83,6 +83,30 @@ export const GENESIS_BASE_FEE = 7n;
 export const GENESIS_TIMESTAMP = 0x6500_0000n;
 export const BLOCK_TIME = 12n;
 export const TOKEN_ADDRESS = '0x00000000000000000000000000000000000a1de7';
+/** Genesis `config` members: every fork up to London active from block 0. */
+export const LONDON_AT_GENESIS = Object.freeze({
+  homesteadBlock: 0,
+  eip150Block: 0,
+  eip155Block: 0,
+  eip158Block: 0,
+  byzantiumBlock: 0,
+  constantinopleBlock: 0,
+  petersburgBlock: 0,
+  istanbulBlock: 0,
+  berlinBlock: 0,
+  londonBlock: 0,
+});
+
+/** Genesis `config` members: merged at genesis, Shanghai and Cancun active from the first block. */
+export const CANCUN_AT_GENESIS = Object.freeze({
+  ...LONDON_AT_GENESIS,
+  mergeNetsplitBlock: 0,
+  terminalTotalDifficulty: 0,
+  shanghaiTime: 0,
+  cancunTime: 0,
+  blobSchedule: { cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 } },
+});
+
 /** Difficulty of every block of a proof-of-work chain (its seals are not real: import skips them). */
 export const POW_DIFFICULTY = 100n;
 export const FEE_RECIPIENT = '0x0000000000000000000000000000000000c0ffee';
@@ -236,21 +260,7 @@ export function benchGenesis({
   return {
     config: {
       chainId: Number(CHAIN_ID),
-      homesteadBlock: 0,
-      eip150Block: 0,
-      eip155Block: 0,
-      eip158Block: 0,
-      byzantiumBlock: 0,
-      constantinopleBlock: 0,
-      petersburgBlock: 0,
-      istanbulBlock: 0,
-      berlinBlock: 0,
-      londonBlock: 0,
-      mergeNetsplitBlock: 0,
-      terminalTotalDifficulty: 0,
-      shanghaiTime: 0,
-      cancunTime: 0,
-      blobSchedule: { cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 } },
+      ...CANCUN_AT_GENESIS,
     },
     nonce: '0x0',
     timestamp: bigIntToHex(GENESIS_TIMESTAMP),
@@ -273,16 +283,7 @@ function powGenesis(alloc, gasLimit) {
   return {
     config: {
       chainId: Number(CHAIN_ID),
-      homesteadBlock: 0,
-      eip150Block: 0,
-      eip155Block: 0,
-      eip158Block: 0,
-      byzantiumBlock: 0,
-      constantinopleBlock: 0,
-      petersburgBlock: 0,
-      istanbulBlock: 0,
-      berlinBlock: 0,
-      londonBlock: 0,
+      ...LONDON_AT_GENESIS,
       ethash: { fixeddifficulty: Number(POW_DIFFICULTY) },
     },
     nonce: '0x42',

@@ -14,7 +14,7 @@ import { bytesToHex } from '@ethereumjs/util';
 import { createCommon, parseGenesis } from '../../dist/config/genesis.js';
 import { encodeExtraData } from '../../dist/consensus/clique/extraData.js';
 import { customCrypto } from '../../dist/crypto/index.js';
-import { addressOf, keccak256 } from '../genchain.mjs';
+import { addressOf, keccak256, LONDON_AT_GENESIS } from '../genchain.mjs';
 import {
   BIN,
   chainStats,
@@ -45,16 +45,7 @@ function genesis() {
   return {
     config: {
       chainId: CHAIN_ID,
-      homesteadBlock: 0,
-      eip150Block: 0,
-      eip155Block: 0,
-      eip158Block: 0,
-      byzantiumBlock: 0,
-      constantinopleBlock: 0,
-      petersburgBlock: 0,
-      istanbulBlock: 0,
-      berlinBlock: 0,
-      londonBlock: 0,
+      ...LONDON_AT_GENESIS,
       clique: { blockperiodseconds: 1, epochlength: 30000 },
     },
     gasLimit: '0x1c9c380',

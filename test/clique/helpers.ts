@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Block, type BlockHeader, createBlock } from '@ethereumjs/block';
 import { Address, hexToBytes } from '@ethereumjs/util';
+import { LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
 import { ChainStore } from '../../src/chain/chainStore.js';
 import { initGenesis } from '../../src/chain/genesis.js';
 import { BlockImporter } from '../../src/chain/importer.js';
@@ -47,16 +48,7 @@ export function cliqueGenesis(
   return {
     config: {
       chainId: 4242,
-      homesteadBlock: 0,
-      eip150Block: 0,
-      eip155Block: 0,
-      eip158Block: 0,
-      byzantiumBlock: 0,
-      constantinopleBlock: 0,
-      petersburgBlock: 0,
-      istanbulBlock: 0,
-      berlinBlock: 0,
-      londonBlock: 0,
+      ...LONDON_AT_GENESIS,
       clique: { blockperiodseconds: 1, epochlength: 30000, ...clique },
     },
     nonce: '0x0',

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Contract, JsonRpcProvider } from 'ethers';
 import { createPublicClient, defineChain, http, parseAbi, toFunctionSelector } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
 import { type NodeProcess, removeDir, startNode, tempDir } from '../helpers/node.js';
 
 const CONTRACT = '0x00000000000000000000000000000000000c0de1';
@@ -40,16 +41,7 @@ describe('viem and ethers against a contract in the genesis alloc', () => {
     const genesis = {
       config: {
         chainId: 4242,
-        homesteadBlock: 0,
-        eip150Block: 0,
-        eip155Block: 0,
-        eip158Block: 0,
-        byzantiumBlock: 0,
-        constantinopleBlock: 0,
-        petersburgBlock: 0,
-        istanbulBlock: 0,
-        berlinBlock: 0,
-        londonBlock: 0,
+        ...LONDON_AT_GENESIS,
         ethash: {},
       },
       difficulty: '0x10000',

@@ -20,6 +20,7 @@ import {
   privateToAddress,
 } from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
 import type { PooledTx } from '../../src/txpool/pool.js';
 import type { TestChain } from '../methods/chain.js';
 import { openPoolChain } from './helpers.js';
@@ -41,16 +42,7 @@ function genesisFile(): string {
     JSON.stringify({
       config: {
         chainId: 1337,
-        homesteadBlock: 0,
-        eip150Block: 0,
-        eip155Block: 0,
-        eip158Block: 0,
-        byzantiumBlock: 0,
-        constantinopleBlock: 0,
-        petersburgBlock: 0,
-        istanbulBlock: 0,
-        berlinBlock: 0,
-        londonBlock: 0,
+        ...LONDON_AT_GENESIS,
         terminalTotalDifficulty: 0,
         shanghaiTime: 0,
         cancunTime: 0,

@@ -13,6 +13,7 @@ import { createFeeMarket1559Tx, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, bytesToHex, hexToBytes, privateToAddress } from '@ethereumjs/util';
 import { buildBlock, createVM, type VM } from '@ethereumjs/vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
 import type { TestChain } from '../methods/chain.js';
 import { openPoolChain } from './helpers.js';
 
@@ -32,16 +33,7 @@ function genesisFile(): string {
     JSON.stringify({
       config: {
         chainId: 1337,
-        homesteadBlock: 0,
-        eip150Block: 0,
-        eip155Block: 0,
-        eip158Block: 0,
-        byzantiumBlock: 0,
-        constantinopleBlock: 0,
-        petersburgBlock: 0,
-        istanbulBlock: 0,
-        berlinBlock: 0,
-        londonBlock: 0,
+        ...LONDON_AT_GENESIS,
         ethash: {},
       },
       nonce: '0x42',
