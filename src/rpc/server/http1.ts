@@ -86,6 +86,19 @@ export const PAYLOAD_TOO_LARGE: Http1Response = {
   close: true,
 };
 
+/** Header lists are mostly the same few arrays, built once by the caller: render each once. */
+const renderedHeaders = new WeakMap<readonly string[], string>();
+
+function headerLines(h: readonly string[]): string {
+  let out = renderedHeaders.get(h);
+  if (out === undefined) {
+    out = '';
+    for (let i = 0; i < h.length; i += 2) out += `${h[i]}: ${h[i + 1]}\r\n`;
+    renderedHeaders.set(h, out);
+  }
+  return out;
+}
+
 class ProtocolError extends Error {
   constructor(readonly response: Http1Response) {
     super(response.body);
@@ -390,10 +403,7 @@ class Connection {
     const close = res.close === true || !keepAlive;
     const isHead = parsed?.req.method === 'HEAD';
     const length = Buffer.byteLength(res.body);
-    let head = `HTTP/1.1 ${res.status} ${res.statusMessage ?? STATUS_CODES[res.status] ?? ''}\r\n`;
-    const h = res.headers;
-    for (let i = 0; i < h.length; i += 2) head += `${h[i]}: ${h[i + 1]}\r\n`;
-    head += `Content-Length: ${length}\r\n`;
+    let head = `HTTP/1.1 ${res.status} ${res.statusMessage ?? STATUS_CODES[res.status] ?? ''}\r\n${headerLines(res.headers)}Content-Length: ${length}\r\n`;
     if (close) head += 'Connection: close\r\n';
     // HTTP/1.0 clients need to be told the connection stays open.
     else if (parsed?.http10) head += 'Connection: keep-alive\r\n';
