@@ -122,6 +122,37 @@ export class CallState implements StateManagerInterface {
     return this.snapshot.account(address, key);
   }
 
+  /**
+   * Synchronous reads for the call interpreter (`fastCall/`), by unprefixed hex address key. The
+   * account is shared: never mutate it.
+   */
+  accountSync(key: string): Account | undefined {
+    const own = this.accounts.get(key);
+    if (own !== undefined) return own ?? undefined;
+    return this.snapshot.accountSync(key);
+  }
+
+  codeSync(key: string): Uint8Array {
+    const own = this.code.get(key);
+    if (own !== undefined) return own;
+    const account = this.accountSync(key);
+    if (account === undefined || equalsBytes(account.codeHash, KECCAK256_NULL)) return EMPTY;
+    return this.snapshot.codeSync(account.codeHash);
+  }
+
+  /**
+   * The slot's value (leading zeros stripped), or `undefined` when it lives in a storage trie this
+   * call wrote (storage overrides): those are read through the asynchronous path only.
+   */
+  storageSync(key: string, slot: Uint8Array, slotKey: string): Uint8Array | undefined {
+    const own = this.storage.get(key)?.get(slotKey);
+    if (own !== undefined) return own;
+    const account = this.accountSync(key);
+    if (account === undefined || equalsBytes(account.storageRoot, KECCAK256_RLP)) return EMPTY;
+    if (this.ownRoots.size > 0 && this.ownRoots.has(bytesToHexKey(account.storageRoot))) return undefined;
+    return this.snapshot.storageSync(account.storageRoot, slot);
+  }
+
   async getAccount(address: Address): Promise<Account | undefined> {
     const key = bytesToHexKey(address.bytes);
     const account = await this.current(address, key);

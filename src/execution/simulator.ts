@@ -8,7 +8,7 @@
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { type CustomPrecompile, getActivePrecompiles } from '@ethereumjs/evm';
+import { type CustomPrecompile, type EVM, getActivePrecompiles } from '@ethereumjs/evm';
 import {
   createAccessList2930Tx,
   createBlob4844Tx,
@@ -25,6 +25,8 @@ import type { ChainStore } from '../chain/chainStore.js';
 import type { WorldState } from '../state/worldState.js';
 import { CallState } from './callState.js';
 import { useFastCommonLookups } from './commonLookups.js';
+import { Fallback } from './fastCall/fallback.js';
+import { type FastTx, type ForkRules, forkRules, runFastCall } from './fastCall/runner.js';
 import { ContentCache, StateSnapshot } from './stateSnapshot.js';
 
 export { openOverlayState } from './overlayStore.js';
@@ -123,6 +125,8 @@ function intrinsicGasOf(tx: TypedTransaction): bigint {
 
 interface SimContext {
   vm: VM;
+  /** The call interpreter's fork rules; `null` when it does not run this fork (worked out on first use). */
+  rules?: ForkRules | null;
   state: CallState;
   common: Common;
   /** What the context's transactions are built with (see `sharedTxCommon`). */
@@ -182,6 +186,8 @@ export class CallSimulator {
      * without it.
      */
     private readonly blockAuthor?: (header: BlockHeader) => Address,
+    /** Runs every call on the EVM library (the interpreter's differential tests compare both). */
+    private readonly fastDisabled = false,
   ) {
     this.content = new ContentCache(world);
   }
@@ -300,6 +306,117 @@ export class CallSimulator {
     return { vm, state, common, txCommon: sharedTxCommon(common) };
   }
 
+  /**
+   * The call on the interpreter in `fastCall/` when it can run it (a message call of a legacy,
+   * access-list or fee-market shape on a fork it implements); `undefined` to use the library's EVM.
+   * Validation failures throw exactly as on the library path.
+   */
+  private tryFast(
+    ctx: SimContext,
+    header: BlockHeader,
+    call: CallRequest,
+    opts: SimulateOptions,
+    p: {
+      from: Address;
+      gasLimit: bigint;
+      baseFee: bigint | undefined;
+      london: boolean;
+      feesGiven: boolean;
+      checkBalance: boolean;
+      balance: bigint;
+    },
+  ): SimulationResult | undefined {
+    if (ctx.key === undefined || opts.reportAccessList === true || this.fastDisabled) return undefined;
+    if (
+      call.to === undefined ||
+      call.blobVersionedHashes !== undefined ||
+      call.authorizationList !== undefined
+    ) {
+      return undefined;
+    }
+    const common = ctx.common;
+    if (ctx.rules === undefined) ctx.rules = forkRules(ctx.vm.evm.common) ?? null;
+    const rules = ctx.rules;
+    if (rules === null) return undefined;
+    if (common.isActivatedEIP(7825) && p.gasLimit > 1n << 24n) return undefined;
+
+    let feeMarket = false;
+    let gasPrice = 0n;
+    let maxFee = 0n;
+    let tip = 0n;
+    if (p.london && (call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined)) {
+      feeMarket = true;
+      tip = call.maxPriorityFeePerGas ?? 0n;
+      maxFee = call.maxFeePerGas ?? (p.baseFee ?? 0n) + tip;
+      if (tip > maxFee) tip = maxFee;
+    } else if (call.accessList !== undefined && common.isActivatedEIP(2930)) {
+      gasPrice = call.gasPrice ?? 0n;
+      maxFee = gasPrice;
+    } else {
+      gasPrice = call.gasPrice ?? call.maxFeePerGas ?? 0n;
+      maxFee = gasPrice;
+    }
+    const value = call.value ?? 0n;
+    // Out-of-range figures make the library refuse the transaction: leave those answers to it.
+    if (maxFee >= 1n << 256n || value >= 1n << 256n || p.gasLimit * maxFee >= 1n << 256n) return undefined;
+
+    const data = call.data ?? new Uint8Array();
+    let zeros = 0;
+    for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++;
+    const nonZeros = data.length - zeros;
+    let intrinsic = 21000n + BigInt(zeros * 4 + nonZeros * 16);
+    const accessList = call.accessList ?? [];
+    for (const [, keys] of accessList) intrinsic += 2400n + 1900n * BigInt(keys.length);
+    if (intrinsic > p.gasLimit) {
+      throw new InvalidSimulationError(
+        'INTRINSIC_GAS_EXCEEDS_GAS_LIMIT',
+        `intrinsic gas cost ${intrinsic} exceeds gas limit ${p.gasLimit}`,
+      );
+    }
+    if (p.checkBalance) {
+      const upfront = p.gasLimit * maxFee + value;
+      if (upfront > p.balance) {
+        throw new InvalidSimulationError(
+          'UPFRONT_COST_EXCEEDS_BALANCE',
+          `transaction up-front cost ${hexQ(upfront)} exceeds transaction sender account balance ${hexQ(p.balance)} for sender ${p.from.toString()}`,
+        );
+      }
+    }
+    const zeroBaseFee = p.baseFee !== undefined && (!p.feesGiven || maxFee < p.baseFee);
+    const tx: FastTx = {
+      from: p.from.bytes,
+      to: call.to,
+      value,
+      data,
+      gasLimit: p.gasLimit,
+      intrinsic,
+      floor: 21000n + 10n * BigInt(zeros + nonZeros * 4),
+      accessList,
+      feeMarket,
+      gasPrice,
+      maxFeePerGas: maxFee,
+      maxPriorityFeePerGas: tip,
+    };
+    try {
+      const r = runFastCall(
+        {
+          rules,
+          evm: ctx.vm.evm as EVM,
+          state: ctx.state,
+          header,
+          baseFee: zeroBaseFee ? 0n : (p.baseFee ?? 0n),
+          coinbase: this.blockAuthor ? this.blockAuthor(header).bytes : header.coinbase.bytes,
+          blockHash: (n) => this.chain.ancestorHash(header, n),
+        },
+        tx,
+      );
+      return { ...r, gasLimit: p.gasLimit };
+    } catch (err) {
+      if (err instanceof Fallback) return undefined;
+      throw err;
+    }
+  }
+
   private async run(
     ctx: SimContext,
     header: BlockHeader,
@@ -334,6 +451,17 @@ export class CallSimulator {
         `transaction nonce ${call.nonce} below sender account nonce ${account.nonce} for sender ${from.toString()}`,
       );
     }
+
+    const fast = this.tryFast(ctx, header, call, opts, {
+      from,
+      gasLimit,
+      baseFee,
+      london,
+      feesGiven,
+      checkBalance,
+      balance: account.balance,
+    });
+    if (fast !== undefined) return fast;
 
     const txOpts = { common: ctx.txCommon, freeze: false };
     const base = {

@@ -7,43 +7,46 @@
  * and overrides live in its `CallState` and never reach them.
  */
 import type { Common } from '@ethereumjs/common';
-import type { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { CODEHASH_PREFIX } from '@ethereumjs/statemanager';
-import { type Account, type Address, concatBytes, createAccountFromRLP } from '@ethereumjs/util';
+import {
+  type Account,
+  type Address,
+  createAccountFromRLP,
+  equalsBytes,
+  KECCAK256_RLP,
+} from '@ethereumjs/util';
+import { type NodeLoader, trieGetSync } from '../state/syncTrie.js';
 import { bytesToHexKey } from '../state/trieStore.js';
 import type { WorldState } from '../state/worldState.js';
 
 const EMPTY = new Uint8Array(0);
+/** Code is kept in the trie store under its hash with this prefix. */
+const CODE_PREFIX_HEX = bytesToHexKey(CODEHASH_PREFIX);
 
 /** Bounds, in entries (code in bytes): reaching one drops that map whole, the cheapest eviction. */
 const MAX_STORAGE_SLOTS = 250_000;
-const MAX_STORAGE_TRIES = 2_000;
 const MAX_CODE_BYTES = 64 << 20;
 const MAX_ACCOUNTS = 100_000;
 
 /** Storage and code read from the trie store, shared by every snapshot of one world state. */
 export class ContentCache {
   private slots = new Map<string, Uint8Array>();
-  private tries = new Map<string, MerklePatriciaTrie>();
   private code = new Map<string, Uint8Array>();
   private codeBytes = 0;
+  readonly load: NodeLoader;
 
-  constructor(readonly world: WorldState) {}
+  constructor(readonly world: WorldState) {
+    const store = world.store;
+    this.load = (key) => store.getSync(key);
+  }
 
   /** The slot's value (leading zeros stripped, empty when unset) in the storage trie at `root`. */
-  async storage(root: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
-    const rootKey = bytesToHexKey(root);
-    const key = rootKey + bytesToHexKey(slot);
+  storageSync(root: Uint8Array, slot: Uint8Array): Uint8Array {
+    const key = bytesToHexKey(root) + bytesToHexKey(slot);
     const hit = this.slots.get(key);
     if (hit !== undefined) return hit;
-    let trie = this.tries.get(rootKey);
-    if (trie === undefined) {
-      if (this.tries.size >= MAX_STORAGE_TRIES) this.tries = new Map();
-      trie = this.world.newTrie(root);
-      this.tries.set(rootKey, trie);
-    }
-    const raw = await trie.get(slot);
+    const raw = trieGetSync(this.load, root, slot);
     const value = raw === null ? EMPTY : (RLP.decode(raw) as Uint8Array);
     if (this.slots.size >= MAX_STORAGE_SLOTS) this.slots = new Map();
     this.slots.set(key, value);
@@ -51,11 +54,11 @@ export class ContentCache {
   }
 
   /** Contract code by its hash (empty when the store does not hold it). */
-  async codeByHash(codeHash: Uint8Array, accountTrie: MerklePatriciaTrie): Promise<Uint8Array> {
+  codeByHashSync(codeHash: Uint8Array): Uint8Array {
     const key = bytesToHexKey(codeHash);
     const hit = this.code.get(key);
     if (hit !== undefined) return hit;
-    const code = (await accountTrie.database().get(concatBytes(CODEHASH_PREFIX, codeHash))) ?? EMPTY;
+    const code = this.load(CODE_PREFIX_HEX + key) ?? EMPTY;
     if (this.codeBytes + code.length > MAX_CODE_BYTES) {
       this.code = new Map();
       this.codeBytes = 0;
@@ -69,42 +72,55 @@ export class ContentCache {
 /** The committed state at one state root. Returned objects are shared: callers copy accounts. */
 export class StateSnapshot {
   private accounts = new Map<string, Account | null>();
-  private readonly accountTrie: MerklePatriciaTrie;
 
   constructor(
     readonly content: ContentCache,
     readonly stateRoot: Uint8Array,
     /** The Common a state root is rebuilt with (pre-Byzantium receipts need one). */
     readonly common: Common,
-  ) {
-    this.accountTrie = content.world.newTrie(stateRoot);
-  }
+  ) {}
 
   get world(): WorldState {
     return this.content.world;
   }
 
-  /** The account as committed at this root; never mutate it. */
-  async account(address: Address, key: string): Promise<Account | undefined> {
+  /** The account as committed at this root, by its unprefixed hex key; never mutate it. */
+  accountSync(key: string, address?: Uint8Array): Account | undefined {
     const hit = this.accounts.get(key);
     if (hit !== undefined) return hit ?? undefined;
-    const rlp = await this.accountTrie.get(address.bytes);
+    const rlp = trieGetSync(this.content.load, this.stateRoot, address ?? hexToBytesKey(key));
     const account = rlp === null ? null : createAccountFromRLP(rlp);
     if (this.accounts.size >= MAX_ACCOUNTS) this.accounts = new Map();
     this.accounts.set(key, account);
     return account ?? undefined;
   }
 
-  storage(storageRoot: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
-    return this.content.storage(storageRoot, slot);
+  async account(address: Address, key: string): Promise<Account | undefined> {
+    return this.accountSync(key, address.bytes);
   }
 
-  code(codeHash: Uint8Array): Promise<Uint8Array> {
-    return this.content.codeByHash(codeHash, this.accountTrie);
+  storageSync(storageRoot: Uint8Array, slot: Uint8Array): Uint8Array {
+    return this.content.storageSync(storageRoot, slot);
+  }
+
+  async storage(storageRoot: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
+    return this.content.storageSync(storageRoot, slot);
+  }
+
+  codeSync(codeHash: Uint8Array): Uint8Array {
+    return this.content.codeByHashSync(codeHash);
+  }
+
+  async code(codeHash: Uint8Array): Promise<Uint8Array> {
+    return this.content.codeByHashSync(codeHash);
   }
 
   /** Whether the trie store holds a state root. */
-  hasRoot(root: Uint8Array): Promise<boolean> {
-    return this.accountTrie.checkRoot(root);
+  async hasRoot(root: Uint8Array): Promise<boolean> {
+    return equalsBytes(root, KECCAK256_RLP) || this.content.load(bytesToHexKey(root)) !== undefined;
   }
+}
+
+function hexToBytesKey(key: string): Uint8Array {
+  return Uint8Array.from(Buffer.from(key, 'hex'));
 }

@@ -26,6 +26,11 @@ export class TrieStore implements DB<string, Uint8Array> {
   constructor(private readonly db: Database) {}
 
   async get(key: string): Promise<Uint8Array | undefined> {
+    return this.getSync(key);
+  }
+
+  /** LMDB reads are synchronous: the same read without a promise (see `syncTrie.ts`). */
+  getSync(key: string): Uint8Array | undefined {
     return this.pending.get(key) ?? this.db.get('trie', hexKeyToBytes(key));
   }
 
