@@ -174,6 +174,8 @@ export class CallSimulator {
   /** Committed state by state root, most recently used last. */
   private readonly snapshots = new Map<string, StateSnapshot>();
   private readonly content: ContentCache;
+  /** Calls run on the interpreter and on the EVM library (fallbacks included). */
+  readonly stats = { fast: 0, library: 0 };
 
   constructor(
     private readonly chain: ChainStore,
@@ -410,6 +412,7 @@ export class CallSimulator {
         },
         tx,
       );
+      this.stats.fast++;
       return { ...r, gasLimit: p.gasLimit };
     } catch (err) {
       if (err instanceof Fallback) return undefined;
@@ -462,6 +465,7 @@ export class CallSimulator {
       balance: account.balance,
     });
     if (fast !== undefined) return fast;
+    this.stats.library++;
 
     const txOpts = { common: ctx.txCommon, freeze: false };
     const base = {
@@ -644,6 +648,8 @@ function haltReason(
   error: string,
   runState: { programCounter: number; code: Uint8Array } | undefined,
 ): string {
+  // The library appends where a bad jump happened ("invalid JUMP at <code hash>/<address>:<pc>").
+  if (error.startsWith('invalid JUMP')) return 'Invalid jump destination';
   switch (error) {
     case 'out of gas':
       return 'Out of gas';
@@ -655,8 +661,6 @@ function haltReason(
       return 'Stack underflow';
     case 'stack overflow':
       return 'Stack overflow';
-    case 'invalid JUMP':
-      return 'Invalid jump destination';
     default:
       return error;
   }

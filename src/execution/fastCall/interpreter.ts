@@ -486,7 +486,8 @@ export function execute(env: CallEnv, msg: Message): FrameResult {
           const size = stack[--sp];
           const src = op === 0x37 ? msg.data : op === 0x39 ? code : returnData;
           if (op === 0x3e && srcOffset + size > BigInt(returnData.length)) {
-            throw new Halt('value out of range');
+            // Reported as the EVM library reports it, so both paths answer alike.
+            throw new Halt(OOG);
           }
           charge(copyCost(size));
           useMemory(memOffset, size);
