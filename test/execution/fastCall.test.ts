@@ -227,11 +227,13 @@ function program(rand: () => number, hardfork: Hardfork): Uint8Array {
         a.op(0x5a).fold();
         break;
       }
-      case 14:
-        if (rand() % 8 === 0)
+      case 14: {
+        const roll = rand() % 16;
+        if (roll < 2)
           a.push(pick([0n, 3n, 7n])).op(0x56); // bad jump (or one into data)
-        else if (rand() % 8 === 0) a.op(pick([0xfe, 0x0c, 0x21, 0xef]));
+        else if (roll < 4) a.op(pick([0xfe, 0x0c, 0x21, 0xef]));
         break;
+      }
       default:
         if (prague || cancun) a.op(0x5f).fold();
         else a.push(0).fold();
