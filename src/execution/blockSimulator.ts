@@ -24,6 +24,7 @@ import { Account, Address, bytesToHex, equalsBytes, KECCAK256_NULL } from '@ethe
 import { buildBlock, createVM, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { WorldState } from '../state/worldState.js';
+import { armAuthorizations } from './authorizations.js';
 import {
   type AccountOverride,
   type CallRequest,
@@ -69,7 +70,8 @@ export type SimulateErrorKind =
   | 'CLIENT_LIMIT'
   | 'INVALID_PARAMS'
   | 'INTERNAL'
-  | 'INVALID_OVERRIDE';
+  | 'INVALID_OVERRIDE'
+  | 'INIT_CODE_TOO_LARGE';
 
 export class SimulateError extends Error {
   override name = 'SimulateError';
@@ -140,35 +142,55 @@ interface PlannedBlock {
   request: SimBlockRequest;
 }
 
+/**
+ * The highest block number the request reaches: the last explicit number plus one for each block
+ * after it that has none. Checked before anything else, as Besu does.
+ */
+function lastBlockNumber(blocks: SimBlockRequest[]): bigint {
+  let last = -1n;
+  for (const b of blocks) {
+    const n = b.blockOverrides?.number;
+    if (n !== undefined && n > last) last = n;
+  }
+  let after = 0n;
+  for (const b of blocks) {
+    const n = b.blockOverrides?.number;
+    if (n === undefined || n > last) after++;
+  }
+  return last + after;
+}
+
 /** Block numbers and timestamps in order, gaps filled with empty blocks 12 s apart. */
 function planBlocks(base: BlockHeader, blocks: SimBlockRequest[]): PlannedBlock[] {
+  const last = lastBlockNumber(blocks);
+  if (last > base.number + MAX_BLOCKS) {
+    throw new SimulateError(
+      'CLIENT_LIMIT',
+      `Block number ${last} exceeds the limit of ${base.number + MAX_BLOCKS} (header: ${base.number} + MAX_BLOCK_CALL_SIZE: ${MAX_BLOCKS})`,
+    );
+  }
   const out: PlannedBlock[] = [];
   let prevNumber = base.number;
   let prevTime = base.timestamp;
   for (const request of blocks) {
     const o = request.blockOverrides ?? {};
     const number = o.number ?? prevNumber + 1n;
-    if (number <= prevNumber) {
-      throw new SimulateError(
-        'BLOCK_NUMBER_ORDER',
-        `block numbers must be in order: ${number} <= ${prevNumber}`,
-      );
-    }
-    if (number - base.number > MAX_BLOCKS) throw new SimulateError('CLIENT_LIMIT', 'too many blocks');
     for (let n = prevNumber + 1n; n < number; n++) {
       prevTime += TIMESTAMP_INCREMENT;
       out.push({ number: n, time: prevTime, request: { calls: [] } });
     }
-    let time: bigint;
-    if (o.time === undefined) time = prevTime + TIMESTAMP_INCREMENT;
-    else {
-      time = o.time;
-      if (time <= prevTime) {
-        throw new SimulateError(
-          'BLOCK_TIMESTAMP_ORDER',
-          `block timestamps must be in order: ${time} <= ${prevTime}`,
-        );
-      }
+    if (number <= prevNumber) {
+      throw new SimulateError(
+        'BLOCK_NUMBER_ORDER',
+        `Block number is invalid. Trying to add a call at block number ${number}, while current block number is ${prevNumber}.`,
+      );
+    }
+    const time = o.time ?? prevTime + TIMESTAMP_INCREMENT;
+    if (time <= prevTime) {
+      throw new SimulateError(
+        'BLOCK_TIMESTAMP_ORDER',
+        `Timestamp is invalid. Trying to add a call at timestamp ${time}, while current timestamp is ${prevTime}.`,
+      );
     }
     out.push({ number, time, request });
     prevNumber = number;
@@ -221,7 +243,8 @@ export class BlockSimulator {
 
   async simulate(base: BlockHeader, req: SimulateRequest): Promise<SimulatedBlock[]> {
     if (req.blocks.length === 0) throw new SimulateError('INVALID_PARAMS', 'empty input');
-    if (BigInt(req.blocks.length) > MAX_BLOCKS) throw new SimulateError('CLIENT_LIMIT', 'too many blocks');
+    if (BigInt(req.blocks.length) > MAX_BLOCKS)
+      throw new SimulateError('CLIENT_LIMIT', 'Too many block calls');
     const planned = planBlocks(base, req.blocks);
 
     const common = (this.executionCommon ?? base.common).copy();
@@ -326,7 +349,8 @@ export class BlockSimulator {
         const calls: SimCallResult[] = [];
         let blockGasUsed = 0n;
         const txCommon = common.copy();
-        for (const call of plan.request.calls) {
+        for (const requestedCall of plan.request.calls) {
+          const call = withDelegationFees(requestedCall, req.validation, baseFee);
           const from = new Address(call.from ?? ZERO_ADDRESS);
           const sender = (await state.getAccount(from)) ?? new Account();
           const nonce = call.nonce ?? sender.nonce;
@@ -338,6 +362,13 @@ export class BlockSimulator {
             );
           }
           const gas = requested > gasPool ? gasPool : requested;
+          const initCodeSize = call.to === undefined ? (call.data?.length ?? 0) : 0;
+          if (common.isActivatedEIP(3860) && initCodeSize > Number(common.param('maxInitCodeSize'))) {
+            throw new SimulateError(
+              'INIT_CODE_TOO_LARGE',
+              `Initcode size of ${initCodeSize} exceeds maximum size of ${common.param('maxInitCodeSize')}`,
+            );
+          }
           const tx = buildTransaction(call, nonce, gas, baseFee, txCommon);
           if (nonce >= UINT64_MAX) (tx as { nonce: bigint }).nonce = nonce;
           // Unsigned: the sender is the call's `from`.
@@ -417,6 +448,7 @@ export class BlockSimulator {
           const envBlock = { header: txHeader, common } as unknown as Block;
 
           const restoreSender = presentAsEOA(state, from, sender);
+          const disarmAuthorizations = armAuthorizations(vm, tx, call.authorizationList ?? []);
           tracer.reset();
           rearm();
           let result: RunTxResult;
@@ -435,6 +467,7 @@ export class BlockSimulator {
             if (message.includes('INTRINSIC_GAS_TOO_LOW')) throw new SimulateError('INTRINSIC_GAS', message);
             throw new SimulateError('INTERNAL', message);
           } finally {
+            disarmAuthorizations();
             restoreSender();
           }
           // A nonce at the uint64 limit wraps, as in a client that stores it in 64 bits.
@@ -493,6 +526,27 @@ export class BlockSimulator {
     }
     return results;
   }
+}
+
+/**
+ * A validated type-4 call that names no fee pays the block's base fee (cap and tip alike), as Besu
+ * records it; other calls without fees keep a zero cap, which validation refuses (-38012), as the
+ * cross-client suite expects.
+ */
+function withDelegationFees(
+  call: CallRequest,
+  validation: boolean,
+  baseFee: bigint | undefined,
+): CallRequest {
+  if (!validation || baseFee === undefined || call.authorizationList === undefined) return call;
+  if (
+    call.gasPrice !== undefined ||
+    call.maxFeePerGas !== undefined ||
+    call.maxPriorityFeePerGas !== undefined
+  ) {
+    return call;
+  }
+  return { ...call, maxFeePerGas: baseFee, maxPriorityFeePerGas: baseFee };
 }
 
 function buildTransaction(

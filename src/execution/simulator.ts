@@ -38,6 +38,8 @@ export interface AuthorizationItem {
   yParity: bigint;
   r: bigint;
   s: bigint;
+  /** Simulation only: the signer, named instead of recovered (the signature is then a placeholder). */
+  authority?: Uint8Array;
 }
 
 /** A call object, decoded. Absent members are undefined. */

@@ -326,6 +326,11 @@ export function withDetail(base: RpcErrorSpec, detail: string | undefined): RpcE
     : { code: base.code, message: `${base.message} (${detail})` };
 }
 
+/** `base`'s code with a message of its own, for errors whose whole text Besu composes (eth_simulateV1's block order). */
+export function withMessage(base: RpcErrorSpec, message: string): RpcErrorSpec {
+  return { code: base.code, message };
+}
+
 /** What handlers throw. `message` is the JSON-RPC message; `data` is omitted from the response when null. */
 export class RpcError extends Error {
   override name = 'RpcError';
@@ -402,6 +407,7 @@ export const SIM_INSUFFICIENT_FUNDS = spec(-38014, 'Insufficient funds for gas *
 export const SIM_BLOCK_GAS_LIMIT = spec(-38015, 'Block gas limit reached');
 export const SIM_BLOCK_NUMBER_ORDER = spec(-38020, 'Block numbers must be in order');
 export const SIM_BLOCK_TIMESTAMP_ORDER = spec(-38021, 'Block timestamps must be in order');
+export const SIM_INIT_CODE_TOO_LARGE = spec(-38025, 'Max init code size exceeded');
 export const SIM_CLIENT_LIMIT = spec(-38026, 'Client limit exceeded');
 /** A call's own failure inside a simulated block (not a revert). */
 export const SIM_VM_ERROR = spec(-32015, 'VM execution error');

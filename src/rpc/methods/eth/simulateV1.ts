@@ -28,12 +28,14 @@ import {
   SIM_BLOCK_TIMESTAMP_ORDER,
   SIM_CLIENT_LIMIT,
   SIM_HEADER_NOT_FOUND,
+  SIM_INIT_CODE_TOO_LARGE,
   SIM_INSUFFICIENT_FUNDS,
   SIM_INTRINSIC_GAS,
   SIM_INVALID_OVERRIDE,
   SIM_NONCE_TOO_HIGH,
   SIM_NONCE_TOO_LOW,
   SIM_VM_ERROR,
+  withMessage,
 } from '../../errors.js';
 import { formatUnstoredBlock } from '../../format/block.js';
 import { bytes, quantity as hexQuantity } from '../../format/hex.js';
@@ -127,7 +129,22 @@ const ERROR_SPECS: Record<SimulateError['kind'], RpcErrorSpec> = {
   INVALID_PARAMS: INVALID_PARAMS,
   INTERNAL: INTERNAL_ERROR,
   INVALID_OVERRIDE: SIM_INVALID_OVERRIDE,
+  INIT_CODE_TOO_LARGE: SIM_INIT_CODE_TOO_LARGE,
 };
+
+/** Errors whose message Besu writes in full (the block sequence checks); the others add a detail. */
+const WHOLE_MESSAGE = new Set<SimulateError['kind']>([
+  'BLOCK_NUMBER_ORDER',
+  'BLOCK_TIMESTAMP_ORDER',
+  'CLIENT_LIMIT',
+]);
+
+function simulateRpcError(err: SimulateError): RpcError {
+  const spec = ERROR_SPECS[err.kind];
+  return WHOLE_MESSAGE.has(err.kind)
+    ? new RpcError(withMessage(spec, err.message))
+    : RpcError.withDetail(spec, err.message);
+}
 
 /** The EVM's halt wording, as the execution-apis fixtures show it. */
 function haltMessage(reason: string | undefined): string {
@@ -214,7 +231,7 @@ export const ethSimulateV1: RpcMethod = {
     try {
       result = await simulatorOf(services).simulate(base, { blocks, traceTransfers, validation });
     } catch (err) {
-      if (err instanceof SimulateError) throw RpcError.withDetail(ERROR_SPECS[err.kind], err.message);
+      if (err instanceof SimulateError) throw simulateRpcError(err);
       throw err;
     }
     return result.map((b) => formatSimulatedBlock(b, fullTxs));
