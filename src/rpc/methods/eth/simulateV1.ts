@@ -208,6 +208,17 @@ function formatSimulatedBlock(block: SimulatedBlock, fullTxs: boolean): Record<s
     logIndex += c.logIndicesUsed;
     return json;
   });
+  return block.trieLog ? withTrieLog(out, bytes(block.trieLog)) : out;
+}
+
+/** Besu writes `trieLog` right after `transactionsRoot`. */
+function withTrieLog(block: Record<string, unknown>, trieLog: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(block)) {
+    out[k] = v;
+    if (k === 'transactionsRoot') out.trieLog = trieLog;
+  }
+  if (!('trieLog' in out)) out.trieLog = trieLog;
   return out;
 }
 
@@ -225,11 +236,17 @@ export const ethSimulateV1: RpcMethod = {
     const traceTransfers = flag('traceTransfers');
     const validation = flag('validation');
     const fullTxs = flag('returnFullTransactions');
+    const returnTrieLog = flag('returnTrieLog');
     const base = resolveStateBlock(services.chain, stateBlockParam(params, 1));
     if (!base) throw new RpcError(SIM_HEADER_NOT_FOUND);
     let result: SimulatedBlock[];
     try {
-      result = await simulatorOf(services).simulate(base, { blocks, traceTransfers, validation });
+      result = await simulatorOf(services).simulate(base, {
+        blocks,
+        traceTransfers,
+        validation,
+        returnTrieLog,
+      });
     } catch (err) {
       if (err instanceof SimulateError) throw simulateRpcError(err);
       throw err;
