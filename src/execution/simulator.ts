@@ -23,6 +23,7 @@ import { createVM, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
 import { AncestorHashes } from '../chain/ancestorHashes.js';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { WorldState } from '../state/worldState.js';
+import { armAuthorizations } from './authorizations.js';
 import { CallState } from './callState.js';
 import { useFastCommonLookups } from './commonLookups.js';
 import { ContentCache, StateSnapshot } from './stateSnapshot.js';
@@ -456,6 +457,8 @@ export class CallSimulator {
     if (!equalsBytes(account.codeHash, KECCAK256_NULL)) state.presentCodeless(from, account.codeHash);
 
     let result: RunTxResult;
+    // Entries may name their authority instead of a signature: applied by armAuthorizations.
+    const disarmAuthorizations = armAuthorizations(vm, tx, call.authorizationList ?? []);
     try {
       result = await runTx(vm, {
         tx,
@@ -468,6 +471,8 @@ export class CallSimulator {
       });
     } catch (err) {
       throw new InvalidSimulationError('OTHER', (err as Error).message);
+    } finally {
+      disarmAuthorizations();
     }
     const exec = result.execResult;
     const gasUsed = result.totalGasSpent;

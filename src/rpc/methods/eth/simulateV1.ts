@@ -168,35 +168,36 @@ function formatCall(
   const blockHash = bytes(header.hash());
   const tx = block.block.transactions[index];
   const txHash = tx ? bytes(tx.hash()) : '0x';
-  const out: Record<string, unknown> = {
-    returnData: bytes(call.returnData),
-    logs: call.logs.map((l, i) => ({
-      address: bytes(l.address),
-      topics: l.topics.map(bytes),
-      data: bytes(l.data),
-      blockNumber: hexQuantity(header.number),
-      transactionHash: txHash,
-      transactionIndex: hexQuantity(index),
-      blockHash,
-      blockTimestamp: hexQuantity(header.timestamp),
-      logIndex: hexQuantity(firstLogIndex + i),
-      removed: false,
-    })),
-    gasUsed: hexQuantity(call.gasUsed),
-    maxUsedGas: hexQuantity(call.maxUsedGas),
-    status: call.status === 'success' ? '0x1' : '0x0',
-  };
+  let error: Record<string, unknown> | undefined;
   if (call.status === 'revert') {
     const data = call.revertData ?? new Uint8Array();
     const reason = decodeRevertReason(bytes(data));
-    out.error = {
+    error = {
       message: reason === undefined ? 'execution reverted' : `execution reverted: ${reason}`,
       code: REVERT_ERROR.code,
       data: bytes(data),
     };
   } else if (call.status === 'halt') {
-    out.error = { message: haltMessage(call.haltReason), code: SIM_VM_ERROR.code };
+    error = { message: haltMessage(call.haltReason), code: SIM_VM_ERROR.code };
   }
+  // Member order as Besu writes it (its spec files compare the text).
+  const out: Record<string, unknown> = error ? { error } : {};
+  out.gasUsed = hexQuantity(call.gasUsed);
+  out.logs = call.logs.map((l, i) => ({
+    logIndex: hexQuantity(firstLogIndex + i),
+    removed: false,
+    blockNumber: hexQuantity(header.number),
+    blockHash,
+    blockTimestamp: hexQuantity(header.timestamp),
+    transactionHash: txHash,
+    transactionIndex: hexQuantity(index),
+    address: bytes(l.address),
+    data: bytes(l.data),
+    topics: l.topics.map(bytes),
+  }));
+  out.maxUsedGas = hexQuantity(call.maxUsedGas);
+  out.returnData = bytes(call.returnData);
+  out.status = call.status === 'success' ? '0x1' : '0x0';
   return out;
 }
 
@@ -208,18 +209,11 @@ function formatSimulatedBlock(block: SimulatedBlock, fullTxs: boolean): Record<s
     logIndex += c.logIndicesUsed;
     return json;
   });
-  return block.trieLog ? withTrieLog(out, bytes(block.trieLog)) : out;
-}
-
-/** Besu writes `trieLog` right after `transactionsRoot`. */
-function withTrieLog(block: Record<string, unknown>, trieLog: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(block)) {
-    out[k] = v;
-    if (k === 'transactionsRoot') out.trieLog = trieLog;
-  }
-  if (!('trieLog' in out)) out.trieLog = trieLog;
-  return out;
+  if (block.trieLog) out.trieLog = bytes(block.trieLog);
+  // Besu writes a simulated block's members in alphabetical order (its spec files compare the text).
+  const sorted: Record<string, unknown> = {};
+  for (const k of Object.keys(out).sort()) sorted[k] = out[k];
+  return sorted;
 }
 
 export const ethSimulateV1: RpcMethod = {
