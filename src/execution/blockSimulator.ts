@@ -24,6 +24,7 @@ import { Account, Address, bytesToHex, equalsBytes, KECCAK256_NULL } from '@ethe
 import { buildBlock, createVM, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { WorldState } from '../state/worldState.js';
+import { armAuthorizations } from './authorizations.js';
 import {
   type AccountOverride,
   type CallRequest,
@@ -31,6 +32,7 @@ import {
   type StateOverrides,
 } from './simulator.js';
 import { type TracedLog, TransferTracer } from './transferTracer.js';
+import { TrieLogRecorder } from './trieLog.js';
 
 export interface BlockOverrides {
   number?: bigint;
@@ -54,6 +56,8 @@ export interface SimulateRequest {
   blocks: SimBlockRequest[];
   traceTransfers: boolean;
   validation: boolean;
+  /** Adds each block's Besu trie log (see trieLog.ts). */
+  returnTrieLog?: boolean;
 }
 
 /** Which of the simulation's errors (the execution-apis codes -38010 … -38026 and friends). */
@@ -69,7 +73,8 @@ export type SimulateErrorKind =
   | 'CLIENT_LIMIT'
   | 'INVALID_PARAMS'
   | 'INTERNAL'
-  | 'INVALID_OVERRIDE';
+  | 'INVALID_OVERRIDE'
+  | 'INIT_CODE_TOO_LARGE';
 
 export class SimulateError extends Error {
   override name = 'SimulateError';
@@ -99,6 +104,8 @@ export interface SimulatedBlock {
   block: Block;
   senders: Address[];
   calls: SimCallResult[];
+  /** The block's trie log (RLP), when asked for. */
+  trieLog?: Uint8Array;
 }
 
 const MAX_BLOCKS = 256n;
@@ -140,35 +147,55 @@ interface PlannedBlock {
   request: SimBlockRequest;
 }
 
+/**
+ * The highest block number the request reaches: the last explicit number plus one for each block
+ * after it that has none. Checked before anything else, as Besu does.
+ */
+function lastBlockNumber(blocks: SimBlockRequest[]): bigint {
+  let last = -1n;
+  for (const b of blocks) {
+    const n = b.blockOverrides?.number;
+    if (n !== undefined && n > last) last = n;
+  }
+  let after = 0n;
+  for (const b of blocks) {
+    const n = b.blockOverrides?.number;
+    if (n === undefined || n > last) after++;
+  }
+  return last + after;
+}
+
 /** Block numbers and timestamps in order, gaps filled with empty blocks 12 s apart. */
 function planBlocks(base: BlockHeader, blocks: SimBlockRequest[]): PlannedBlock[] {
+  const last = lastBlockNumber(blocks);
+  if (last > base.number + MAX_BLOCKS) {
+    throw new SimulateError(
+      'CLIENT_LIMIT',
+      `Block number ${last} exceeds the limit of ${base.number + MAX_BLOCKS} (header: ${base.number} + MAX_BLOCK_CALL_SIZE: ${MAX_BLOCKS})`,
+    );
+  }
   const out: PlannedBlock[] = [];
   let prevNumber = base.number;
   let prevTime = base.timestamp;
   for (const request of blocks) {
     const o = request.blockOverrides ?? {};
     const number = o.number ?? prevNumber + 1n;
-    if (number <= prevNumber) {
-      throw new SimulateError(
-        'BLOCK_NUMBER_ORDER',
-        `block numbers must be in order: ${number} <= ${prevNumber}`,
-      );
-    }
-    if (number - base.number > MAX_BLOCKS) throw new SimulateError('CLIENT_LIMIT', 'too many blocks');
     for (let n = prevNumber + 1n; n < number; n++) {
       prevTime += TIMESTAMP_INCREMENT;
       out.push({ number: n, time: prevTime, request: { calls: [] } });
     }
-    let time: bigint;
-    if (o.time === undefined) time = prevTime + TIMESTAMP_INCREMENT;
-    else {
-      time = o.time;
-      if (time <= prevTime) {
-        throw new SimulateError(
-          'BLOCK_TIMESTAMP_ORDER',
-          `block timestamps must be in order: ${time} <= ${prevTime}`,
-        );
-      }
+    if (number <= prevNumber) {
+      throw new SimulateError(
+        'BLOCK_NUMBER_ORDER',
+        `Block number is invalid. Trying to add a call at block number ${number}, while current block number is ${prevNumber}.`,
+      );
+    }
+    const time = o.time ?? prevTime + TIMESTAMP_INCREMENT;
+    if (time <= prevTime) {
+      throw new SimulateError(
+        'BLOCK_TIMESTAMP_ORDER',
+        `Timestamp is invalid. Trying to add a call at timestamp ${time}, while current timestamp is ${prevTime}.`,
+      );
     }
     out.push({ number, time, request });
     prevNumber = number;
@@ -221,7 +248,8 @@ export class BlockSimulator {
 
   async simulate(base: BlockHeader, req: SimulateRequest): Promise<SimulatedBlock[]> {
     if (req.blocks.length === 0) throw new SimulateError('INVALID_PARAMS', 'empty input');
-    if (BigInt(req.blocks.length) > MAX_BLOCKS) throw new SimulateError('CLIENT_LIMIT', 'too many blocks');
+    if (BigInt(req.blocks.length) > MAX_BLOCKS)
+      throw new SimulateError('CLIENT_LIMIT', 'Too many block calls');
     const planned = planBlocks(base, req.blocks);
 
     const common = (this.executionCommon ?? base.common).copy();
@@ -297,202 +325,245 @@ export class BlockSimulator {
               amount: w.amount,
             }))
           : undefined;
-        const builder = await buildBlock(vm, {
-          parentBlock: { header: parent } as unknown as Block,
-          headerData,
-          withdrawals,
-          blockOpts: { common, putBlockIntoBlockchain: false, setHardfork: false },
-        });
-        const provisional = createBlockHeader(headerData, { common, setHardfork: false });
+        // From before the block's state overrides until its state root is known.
+        const recorder = req.returnTrieLog ? new TrieLogRecorder(state) : undefined;
+        recorder?.attach();
+        try {
+          const builder = await buildBlock(vm, {
+            parentBlock: { header: parent } as unknown as Block,
+            headerData,
+            withdrawals,
+            blockOpts: { common, putBlockIntoBlockchain: false, setHardfork: false },
+          });
+          const provisional = createBlockHeader(headerData, { common, setHardfork: false });
 
-        // Precompiles: the fork's, with this block's moves and code overrides.
-        const forkPrecompiles = getActivePrecompiles(common);
-        const active = new Map<string, PrecompileFunc>(forkPrecompiles);
-        const movedTo = new Set<string>();
-        if (plan.request.stateOverrides) {
-          applyPrecompileMoves(plan.request.stateOverrides, forkPrecompiles, active, movedTo);
-          await applyStateOverrides(state, plan.request.stateOverrides);
-        }
-        (evm as unknown as { _precompiles: Map<string, PrecompileFunc> })._precompiles = active;
-        const rearm = keepForkWarmSet(evm, new Set(forkPrecompiles.keys()), movedTo);
-
-        const b = builder as unknown as {
-          transactions: TypedTransaction[];
-          transactionResults: RunTxResult[];
-          gasUsed: bigint;
-          blobGasUsed: bigint;
-        };
-        const senders: Address[] = [];
-        const calls: SimCallResult[] = [];
-        let blockGasUsed = 0n;
-        const txCommon = common.copy();
-        for (const call of plan.request.calls) {
-          const from = new Address(call.from ?? ZERO_ADDRESS);
-          const sender = (await state.getAccount(from)) ?? new Account();
-          const nonce = call.nonce ?? sender.nonce;
-          const requested = call.gas ?? gasLimit - blockGasUsed;
-          if (blockGasUsed + requested > gasLimit) {
-            throw new SimulateError(
-              'BLOCK_GAS_LIMIT',
-              `block gas limit reached: ${blockGasUsed} >= ${gasLimit}`,
-            );
+          // Precompiles: the fork's, with this block's moves and code overrides.
+          const forkPrecompiles = getActivePrecompiles(common);
+          const active = new Map<string, PrecompileFunc>(forkPrecompiles);
+          const movedTo = new Set<string>();
+          if (plan.request.stateOverrides) {
+            applyPrecompileMoves(plan.request.stateOverrides, forkPrecompiles, active, movedTo);
+            await applyStateOverrides(state, plan.request.stateOverrides);
           }
-          const gas = requested > gasPool ? gasPool : requested;
-          const tx = buildTransaction(call, nonce, gas, baseFee, txCommon);
-          if (nonce >= UINT64_MAX) (tx as { nonce: bigint }).nonce = nonce;
-          // Unsigned: the sender is the call's `from`.
-          (tx as { getSenderAddress: () => Address }).getSenderAddress = () => from;
-          const feeCap =
-            'maxFeePerGas' in tx ? (tx.maxFeePerGas as bigint) : (tx as { gasPrice: bigint }).gasPrice;
-          const tipCap =
-            'maxPriorityFeePerGas' in tx
-              ? (tx.maxPriorityFeePerGas as bigint)
-              : (tx as { gasPrice: bigint }).gasPrice;
-          const blobGas = call.blobVersionedHashes
-            ? BigInt(call.blobVersionedHashes.length) * common.param('blobGasPerBlob')
-            : 0n;
-          const blobFeeCap = call.maxFeePerBlobGas ?? 0n;
-          const unpriced = !req.validation && feeCap === 0n && tipCap === 0n;
+          (evm as unknown as { _precompiles: Map<string, PrecompileFunc> })._precompiles = active;
+          const rearm = keepForkWarmSet(evm, new Set(forkPrecompiles.keys()), movedTo);
 
-          if (req.validation) {
-            if (sender.nonce < nonce) {
+          const b = builder as unknown as {
+            transactions: TypedTransaction[];
+            transactionResults: RunTxResult[];
+            gasUsed: bigint;
+            blobGasUsed: bigint;
+          };
+          const senders: Address[] = [];
+          const calls: SimCallResult[] = [];
+          let blockGasUsed = 0n;
+          const txCommon = common.copy();
+          for (const requestedCall of plan.request.calls) {
+            const call = withDelegationFees(requestedCall, req.validation, baseFee);
+            const from = new Address(call.from ?? ZERO_ADDRESS);
+            const sender = (await state.getAccount(from)) ?? new Account();
+            const nonce = call.nonce ?? sender.nonce;
+            const requested = call.gas ?? gasLimit - blockGasUsed;
+            if (blockGasUsed + requested > gasLimit) {
               throw new SimulateError(
-                'NONCE_TOO_HIGH',
-                `nonce too high: address ${from}, tx: ${nonce} state: ${sender.nonce}`,
+                'BLOCK_GAS_LIMIT',
+                `block gas limit reached: ${blockGasUsed} >= ${gasLimit}`,
               );
             }
-            if (sender.nonce > nonce) {
+            const gas = requested > gasPool ? gasPool : requested;
+            const initCodeSize = call.to === undefined ? (call.data?.length ?? 0) : 0;
+            if (common.isActivatedEIP(3860) && initCodeSize > Number(common.param('maxInitCodeSize'))) {
               throw new SimulateError(
-                'NONCE_TOO_LOW',
-                `nonce too low: address ${from}, tx: ${nonce} state: ${sender.nonce}`,
+                'INIT_CODE_TOO_LARGE',
+                `Initcode size of ${initCodeSize} exceeds maximum size of ${common.param('maxInitCodeSize')}`,
               );
             }
-            if (sender.nonce === UINT64_MAX) {
-              throw new SimulateError(
-                'INTERNAL',
-                `nonce has max value: address ${from}, nonce: ${sender.nonce}`,
-              );
+            const tx = buildTransaction(call, nonce, gas, baseFee, txCommon);
+            if (nonce >= UINT64_MAX) (tx as { nonce: bigint }).nonce = nonce;
+            // Unsigned: the sender is the call's `from`.
+            (tx as { getSenderAddress: () => Address }).getSenderAddress = () => from;
+            const feeCap =
+              'maxFeePerGas' in tx ? (tx.maxFeePerGas as bigint) : (tx as { gasPrice: bigint }).gasPrice;
+            const tipCap =
+              'maxPriorityFeePerGas' in tx
+                ? (tx.maxPriorityFeePerGas as bigint)
+                : (tx as { gasPrice: bigint }).gasPrice;
+            const blobGas = call.blobVersionedHashes
+              ? BigInt(call.blobVersionedHashes.length) * common.param('blobGasPerBlob')
+              : 0n;
+            const blobFeeCap = call.maxFeePerBlobGas ?? 0n;
+            const unpriced = !req.validation && feeCap === 0n && tipCap === 0n;
+
+            if (req.validation) {
+              if (sender.nonce < nonce) {
+                throw new SimulateError(
+                  'NONCE_TOO_HIGH',
+                  `nonce too high: address ${from}, tx: ${nonce} state: ${sender.nonce}`,
+                );
+              }
+              if (sender.nonce > nonce) {
+                throw new SimulateError(
+                  'NONCE_TOO_LOW',
+                  `nonce too low: address ${from}, tx: ${nonce} state: ${sender.nonce}`,
+                );
+              }
+              if (sender.nonce === UINT64_MAX) {
+                throw new SimulateError(
+                  'INTERNAL',
+                  `nonce has max value: address ${from}, nonce: ${sender.nonce}`,
+                );
+              }
             }
-          }
-          if (baseFee !== undefined && !unpriced) {
-            if (feeCap < tipCap) {
-              throw new SimulateError(
-                'INVALID_PARAMS',
-                `max priority fee per gas higher than max fee per gas: address ${from}`,
-              );
+            if (baseFee !== undefined && !unpriced) {
+              if (feeCap < tipCap) {
+                throw new SimulateError(
+                  'INVALID_PARAMS',
+                  `max priority fee per gas higher than max fee per gas: address ${from}`,
+                );
+              }
+              if (feeCap < baseFee) {
+                throw new SimulateError(
+                  'BASE_FEE_TOO_LOW',
+                  `max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`,
+                );
+              }
             }
-            if (feeCap < baseFee) {
+            const blobBaseFee =
+              o.blobBaseFee ?? (excessBlobGas !== undefined ? provisional.getBlobGasPrice() : 0n);
+            if (blobGas > 0n && !(!req.validation && blobFeeCap === 0n) && blobFeeCap < blobBaseFee) {
               throw new SimulateError(
                 'BASE_FEE_TOO_LOW',
-                `max fee per gas less than block base fee: address ${from}, maxFeePerGas: ${feeCap}, baseFee: ${baseFee}`,
+                `max fee per blob gas less than block blob gas fee: address ${from}`,
               );
             }
-          }
-          const blobBaseFee =
-            o.blobBaseFee ?? (excessBlobGas !== undefined ? provisional.getBlobGasPrice() : 0n);
-          if (blobGas > 0n && !(!req.validation && blobFeeCap === 0n) && blobFeeCap < blobBaseFee) {
-            throw new SimulateError(
-              'BASE_FEE_TOO_LOW',
-              `max fee per blob gas less than block blob gas fee: address ${from}`,
-            );
-          }
-          const upfront = gas * feeCap + (call.value ?? 0n) + blobGas * blobFeeCap;
-          if (sender.balance < upfront) {
-            throw new SimulateError(
-              'INSUFFICIENT_FUNDS',
-              `insufficient funds for gas * price + value: address ${from} have ${sender.balance} want ${upfront}`,
-            );
-          }
-          if (gas > gasPool) throw new SimulateError('INTERNAL', 'gas limit reached');
-          const intrinsic = tx.getIntrinsicGas();
-          if (gas < intrinsic) {
-            throw new SimulateError('INTRINSIC_GAS', `intrinsic gas too low: have ${gas}, want ${intrinsic}`);
-          }
+            const upfront = gas * feeCap + (call.value ?? 0n) + blobGas * blobFeeCap;
+            if (sender.balance < upfront) {
+              throw new SimulateError(
+                'INSUFFICIENT_FUNDS',
+                `insufficient funds for gas * price + value: address ${from} have ${sender.balance} want ${upfront}`,
+              );
+            }
+            if (gas > gasPool) throw new SimulateError('INTERNAL', 'gas limit reached');
+            const intrinsic = tx.getIntrinsicGas();
+            if (gas < intrinsic) {
+              throw new SimulateError(
+                'INTRINSIC_GAS',
+                `intrinsic gas too low: have ${gas}, want ${intrinsic}`,
+              );
+            }
 
-          env.baseFee = baseFee ?? 0n;
-          const txHeader = Object.create(provisional) as BlockHeader;
-          Object.defineProperty(txHeader, 'gasUsed', { value: blockGasUsed });
-          if (unpriced) Object.defineProperty(txHeader, 'baseFeePerGas', { value: 0n });
-          Object.defineProperty(txHeader, 'getBlobGasPrice', { value: () => blobBaseFee });
-          const envBlock = { header: txHeader, common } as unknown as Block;
+            env.baseFee = baseFee ?? 0n;
+            const txHeader = Object.create(provisional) as BlockHeader;
+            Object.defineProperty(txHeader, 'gasUsed', { value: blockGasUsed });
+            if (unpriced) Object.defineProperty(txHeader, 'baseFeePerGas', { value: 0n });
+            Object.defineProperty(txHeader, 'getBlobGasPrice', { value: () => blobBaseFee });
+            const envBlock = { header: txHeader, common } as unknown as Block;
 
-          const restoreSender = presentAsEOA(state, from, sender);
-          tracer.reset();
-          rearm();
-          let result: RunTxResult;
-          try {
-            result = await runTx(vm, {
-              tx,
-              block: envBlock,
-              skipBalance: true,
-              skipNonce: true,
-              skipBlockGasLimitValidation: true,
-              skipHardForkValidation: true,
-              blockGasUsed,
+            const restoreSender = presentAsEOA(state, from, sender);
+            const disarmAuthorizations = armAuthorizations(vm, tx, call.authorizationList ?? []);
+            tracer.reset();
+            rearm();
+            let result: RunTxResult;
+            try {
+              result = await runTx(vm, {
+                tx,
+                block: envBlock,
+                skipBalance: true,
+                skipNonce: true,
+                skipBlockGasLimitValidation: true,
+                skipHardForkValidation: true,
+                blockGasUsed,
+              });
+            } catch (err) {
+              const message = (err as Error).message;
+              if (message.includes('INTRINSIC_GAS_TOO_LOW'))
+                throw new SimulateError('INTRINSIC_GAS', message);
+              throw new SimulateError('INTERNAL', message);
+            } finally {
+              disarmAuthorizations();
+              restoreSender();
+            }
+            // A nonce at the uint64 limit wraps, as in a client that stores it in 64 bits.
+            const after = await state.getAccount(from);
+            if (after && after.nonce > UINT64_MAX) {
+              after.nonce &= UINT64_MAX;
+              await state.putAccount(from, after);
+            }
+            const exec = result.execResult;
+            const used = result.totalGasSpent;
+            blockGasUsed += used;
+            gasPool -= used;
+            b.transactions.push(tx);
+            b.transactionResults.push(result);
+            b.gasUsed = blockGasUsed;
+            b.blobGasUsed += result.blobGasUsed ?? 0n;
+            senders.push(from);
+            const err = exec.exceptionError;
+            const status: SimCallResult['status'] = !err
+              ? 'success'
+              : err.error === 'revert'
+                ? 'revert'
+                : 'halt';
+            const logs: TracedLog[] = status !== 'success' ? [] : tracer.logs();
+            calls.push({
+              status,
+              returnData: status === 'success' ? exec.returnValue : new Uint8Array(),
+              revertData: status === 'revert' ? exec.returnValue : undefined,
+              logs,
+              logIndicesUsed: tracer.indicesUsed(),
+              gasUsed: used,
+              maxUsedGas: used + (result.gasRefund ?? 0n),
+              haltReason: err && status === 'halt' ? err.error : undefined,
             });
-          } catch (err) {
-            const message = (err as Error).message;
-            if (message.includes('INTRINSIC_GAS_TOO_LOW')) throw new SimulateError('INTRINSIC_GAS', message);
-            throw new SimulateError('INTERNAL', message);
-          } finally {
-            restoreSender();
           }
-          // A nonce at the uint64 limit wraps, as in a client that stores it in 64 bits.
-          const after = await state.getAccount(from);
-          if (after && after.nonce > UINT64_MAX) {
-            after.nonce &= UINT64_MAX;
-            await state.putAccount(from, after);
-          }
-          const exec = result.execResult;
-          const used = result.totalGasSpent;
-          blockGasUsed += used;
-          gasPool -= used;
-          b.transactions.push(tx);
-          b.transactionResults.push(result);
-          b.gasUsed = blockGasUsed;
-          b.blobGasUsed += result.blobGasUsed ?? 0n;
-          senders.push(from);
-          const err = exec.exceptionError;
-          const status: SimCallResult['status'] = !err
-            ? 'success'
-            : err.error === 'revert'
-              ? 'revert'
-              : 'halt';
-          const logs: TracedLog[] = status !== 'success' ? [] : tracer.logs();
-          calls.push({
-            status,
-            returnData: status === 'success' ? exec.returnValue : new Uint8Array(),
-            revertData: status === 'revert' ? exec.returnValue : undefined,
-            logs,
-            logIndicesUsed: tracer.indicesUsed(),
-            gasUsed: used,
-            maxUsedGas: used + (result.gasRefund ?? 0n),
-            haltReason: err && status === 'halt' ? err.error : undefined,
-          });
+          // The builder would re-create the transactions from their fields under the fork's rules
+          // (EIP-7825 refuses their gas); seal with precomputed tries and attach them afterwards.
+          const txRoot = await builder.transactionsTrie();
+          const receiptRoot = await builder.receiptTrie();
+          const sealer = builder as unknown as {
+            transactionsTrie: () => Promise<Uint8Array>;
+            receiptTrie: () => Promise<Uint8Array>;
+          };
+          sealer.transactionsTrie = async () => txRoot;
+          sealer.receiptTrie = async () => receiptRoot;
+          const txs = b.transactions;
+          b.transactions = [];
+          const { block: shell } = await builder.build();
+          const block = new Block(shell.header, txs, [], shell.withdrawals, { common });
+          ancestors.simulated.set(block.header.number, block.hash());
+          const trieLog = await recorder?.encode(block.hash());
+          results.push(trieLog ? { block, senders, calls, trieLog } : { block, senders, calls });
+          parent = block.header;
+        } finally {
+          recorder?.detach();
         }
-        // The builder would re-create the transactions from their fields under the fork's rules
-        // (EIP-7825 refuses their gas); seal with precomputed tries and attach them afterwards.
-        const txRoot = await builder.transactionsTrie();
-        const receiptRoot = await builder.receiptTrie();
-        const sealer = builder as unknown as {
-          transactionsTrie: () => Promise<Uint8Array>;
-          receiptTrie: () => Promise<Uint8Array>;
-        };
-        sealer.transactionsTrie = async () => txRoot;
-        sealer.receiptTrie = async () => receiptRoot;
-        const txs = b.transactions;
-        b.transactions = [];
-        const { block: shell } = await builder.build();
-        const block = new Block(shell.header, txs, [], shell.withdrawals, { common });
-        ancestors.simulated.set(block.header.number, block.hash());
-        results.push({ block, senders, calls });
-        parent = block.header;
       }
     } finally {
       tracer.detach();
     }
     return results;
   }
+}
+
+/**
+ * A validated type-4 call that names no fee pays the block's base fee (cap and tip alike), as Besu
+ * records it; other calls without fees keep a zero cap, which validation refuses (-38012), as the
+ * cross-client suite expects.
+ */
+function withDelegationFees(
+  call: CallRequest,
+  validation: boolean,
+  baseFee: bigint | undefined,
+): CallRequest {
+  if (!validation || baseFee === undefined || call.authorizationList === undefined) return call;
+  if (
+    call.gasPrice !== undefined ||
+    call.maxFeePerGas !== undefined ||
+    call.maxPriorityFeePerGas !== undefined
+  ) {
+    return call;
+  }
+  return { ...call, maxFeePerGas: baseFee, maxPriorityFeePerGas: baseFee };
 }
 
 function buildTransaction(
@@ -580,6 +651,13 @@ function presentAsEOA(
 ): () => void {
   if (equalsBytes(account.codeHash, KECCAK256_NULL)) return () => {};
   const codeHash = account.codeHash;
+  // Other watchers (the trie log) may have put their own methods on the state; put those back.
+  const own = state as unknown as Record<string, unknown>;
+  const before = {
+    getAccount: Object.hasOwn(own, 'getAccount'),
+    putAccount: Object.hasOwn(own, 'putAccount'),
+  };
+  const previous = { getAccount: own.getAccount, putAccount: own.putAccount };
   const getAccount = state.getAccount.bind(state);
   const putAccount = state.putAccount.bind(state);
   let first = true;
@@ -596,9 +674,10 @@ function presentAsEOA(
     return putAccount(addr, value);
   };
   return () => {
-    const patched = state as unknown as Record<string, unknown>;
-    delete patched.getAccount;
-    delete patched.putAccount;
+    for (const name of ['getAccount', 'putAccount'] as const) {
+      if (before[name]) own[name] = previous[name];
+      else delete own[name];
+    }
   };
 }
 

@@ -23,6 +23,7 @@ import { createVM, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
 import { AncestorHashes } from '../chain/ancestorHashes.js';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { WorldState } from '../state/worldState.js';
+import { armAuthorizations } from './authorizations.js';
 import { CallState } from './callState.js';
 import { useFastCommonLookups } from './commonLookups.js';
 import { Fallback } from './fastCall/fallback.js';
@@ -40,6 +41,8 @@ export interface AuthorizationItem {
   yParity: bigint;
   r: bigint;
   s: bigint;
+  /** Simulation only: the signer, named instead of recovered (the signature is then a placeholder). */
+  authority?: Uint8Array;
 }
 
 /** A call object, decoded. Absent members are undefined. */
@@ -586,6 +589,8 @@ export class CallSimulator {
     if (!equalsBytes(account.codeHash, KECCAK256_NULL)) state.presentCodeless(from, account.codeHash);
 
     let result: RunTxResult;
+    // Entries may name their authority instead of a signature: applied by armAuthorizations.
+    const disarmAuthorizations = armAuthorizations(vm, tx, call.authorizationList ?? []);
     try {
       result = await runTx(vm, {
         tx,
@@ -598,6 +603,8 @@ export class CallSimulator {
       });
     } catch (err) {
       throw new InvalidSimulationError('OTHER', (err as Error).message);
+    } finally {
+      disarmAuthorizations();
     }
     const exec = result.execResult;
     const gasUsed = result.totalGasSpent;

@@ -326,6 +326,11 @@ export function withDetail(base: RpcErrorSpec, detail: string | undefined): RpcE
     : { code: base.code, message: `${base.message} (${detail})` };
 }
 
+/** `base`'s code with a message of its own, for errors whose whole text Besu composes (eth_simulateV1's block order). */
+export function withMessage(base: RpcErrorSpec, message: string): RpcErrorSpec {
+  return { code: base.code, message };
+}
+
 /** What handlers throw. `message` is the JSON-RPC message; `data` is omitted from the response when null. */
 export class RpcError extends Error {
   override name = 'RpcError';
@@ -393,16 +398,19 @@ export function decodeRevertReason(hex: string): string | undefined {
   return new TextDecoder().decode(Buffer.from(text, 'hex'));
 }
 
-// --- eth_simulateV1 (execution-apis codes; the cross-client suite compares code and data only)
+// --- eth_simulateV1 (execution-apis codes; the cross-client suite compares code and data only).
+// Messages are Besu's where it has one for the code (its BlockStateCallError); the block sequence
+// errors (-38020, -38021, -38026) carry Besu's whole sentence instead (see `withMessage`).
 export const SIM_NONCE_TOO_LOW = spec(-38010, 'Nonce too low');
 export const SIM_NONCE_TOO_HIGH = spec(-38011, 'Nonce too high');
 export const SIM_BASE_FEE_TOO_LOW = spec(-38012, 'Max fee per gas less than block base fee');
-export const SIM_INTRINSIC_GAS = spec(-38013, 'Intrinsic gas too low');
-export const SIM_INSUFFICIENT_FUNDS = spec(-38014, 'Insufficient funds for gas * price + value');
+export const SIM_INTRINSIC_GAS = spec(-38013, 'Intrinsic gas exceeds gas limit');
+export const SIM_INSUFFICIENT_FUNDS = spec(-38014, 'Upfront cost exceeds balance');
 export const SIM_BLOCK_GAS_LIMIT = spec(-38015, 'Block gas limit reached');
-export const SIM_BLOCK_NUMBER_ORDER = spec(-38020, 'Block numbers must be in order');
-export const SIM_BLOCK_TIMESTAMP_ORDER = spec(-38021, 'Block timestamps must be in order');
-export const SIM_CLIENT_LIMIT = spec(-38026, 'Client limit exceeded');
+export const SIM_BLOCK_NUMBER_ORDER = spec(-38020, 'Block numbers are not ascending');
+export const SIM_BLOCK_TIMESTAMP_ORDER = spec(-38021, 'Timestamps are not ascending');
+export const SIM_INIT_CODE_TOO_LARGE = spec(-38025, 'Max init code size exceeded');
+export const SIM_CLIENT_LIMIT = spec(-38026, 'Too many block calls');
 /** A call's own failure inside a simulated block (not a revert). */
 export const SIM_VM_ERROR = spec(-32015, 'VM execution error');
 export const SIM_HEADER_NOT_FOUND = spec(-32000, 'header not found');

@@ -30,6 +30,22 @@ export const HIVE_CHAIN: SuiteChain = {
   options: ['--network-id=123'],
 };
 
+/** The chain Besu's own eth_simulateV1 specs were recorded on (blocks 1–45). */
+export const SIMULATE_CHAIN: SuiteChain = {
+  genesis: join(BESU_ETH_DIR, 'simulateV1/chain-data/genesis.json'),
+  blocks: join(BESU_ETH_DIR, 'simulateV1/chain-data/chain.rlp'),
+  options: [],
+};
+
+/** Besu's eth_simulateV1 spec files (replayed on SIMULATE_CHAIN). */
+export function besuSimulateCases(): string[] {
+  const dir = join(BESU_ETH_DIR, 'simulateV1/specs');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => join(dir, f));
+}
+
 function firstMethodOfIo(path: string): string | undefined {
   const line = readFileSync(path, 'utf8')
     .split('\n')

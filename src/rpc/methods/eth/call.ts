@@ -6,6 +6,7 @@
 
 import type { BlockHeader } from '@ethereumjs/block';
 import { createAddressFromString } from '@ethereumjs/util';
+import { SIMULATED_AUTHORIZATION_SIGNATURE } from '../../../execution/authorizations.js';
 import {
   type AccountOverride,
   type CallRequest,
@@ -103,10 +104,24 @@ export function decodeCallObject(value: unknown): CallRequest {
     if (!Array.isArray(auths)) throw new RpcError(e);
     call.authorizationList = auths.map((a) => {
       if (!isObject(a)) throw new RpcError(e);
-      return {
+      const given = (k: string) => a[k] !== undefined && a[k] !== null;
+      const signed = given('yParity') || given('v') || given('r') || given('s');
+      const item = {
         chainId: quantity(a.chainId, e),
         address: hexBytes(address(a.address, e)),
         nonce: quantity(a.nonce, e),
+      };
+      if (given('authority')) {
+        // A simulation may name the signer instead of signing; not both (Besu refuses that too).
+        if (signed) throw new RpcError(e);
+        return {
+          ...item,
+          ...SIMULATED_AUTHORIZATION_SIGNATURE,
+          authority: hexBytes(address(a.authority, e)),
+        };
+      }
+      return {
+        ...item,
         yParity: quantity(a.yParity ?? a.v, e),
         r: quantity(a.r, e),
         s: quantity(a.s, e),

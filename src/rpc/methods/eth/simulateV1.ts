@@ -28,12 +28,14 @@ import {
   SIM_BLOCK_TIMESTAMP_ORDER,
   SIM_CLIENT_LIMIT,
   SIM_HEADER_NOT_FOUND,
+  SIM_INIT_CODE_TOO_LARGE,
   SIM_INSUFFICIENT_FUNDS,
   SIM_INTRINSIC_GAS,
   SIM_INVALID_OVERRIDE,
   SIM_NONCE_TOO_HIGH,
   SIM_NONCE_TOO_LOW,
   SIM_VM_ERROR,
+  withMessage,
 } from '../../errors.js';
 import { formatUnstoredBlock } from '../../format/block.js';
 import { bytes, quantity as hexQuantity } from '../../format/hex.js';
@@ -127,7 +129,22 @@ const ERROR_SPECS: Record<SimulateError['kind'], RpcErrorSpec> = {
   INVALID_PARAMS: INVALID_PARAMS,
   INTERNAL: INTERNAL_ERROR,
   INVALID_OVERRIDE: SIM_INVALID_OVERRIDE,
+  INIT_CODE_TOO_LARGE: SIM_INIT_CODE_TOO_LARGE,
 };
+
+/** Errors whose message Besu writes in full (the block sequence checks); the others add a detail. */
+const WHOLE_MESSAGE = new Set<SimulateError['kind']>([
+  'BLOCK_NUMBER_ORDER',
+  'BLOCK_TIMESTAMP_ORDER',
+  'CLIENT_LIMIT',
+]);
+
+function simulateRpcError(err: SimulateError): RpcError {
+  const spec = ERROR_SPECS[err.kind];
+  return WHOLE_MESSAGE.has(err.kind)
+    ? new RpcError(withMessage(spec, err.message))
+    : RpcError.withDetail(spec, err.message);
+}
 
 /** The EVM's halt wording, as the execution-apis fixtures show it. */
 function haltMessage(reason: string | undefined): string {
@@ -151,35 +168,36 @@ function formatCall(
   const blockHash = bytes(header.hash());
   const tx = block.block.transactions[index];
   const txHash = tx ? bytes(tx.hash()) : '0x';
-  const out: Record<string, unknown> = {
-    returnData: bytes(call.returnData),
-    logs: call.logs.map((l, i) => ({
-      address: bytes(l.address),
-      topics: l.topics.map(bytes),
-      data: bytes(l.data),
-      blockNumber: hexQuantity(header.number),
-      transactionHash: txHash,
-      transactionIndex: hexQuantity(index),
-      blockHash,
-      blockTimestamp: hexQuantity(header.timestamp),
-      logIndex: hexQuantity(firstLogIndex + i),
-      removed: false,
-    })),
-    gasUsed: hexQuantity(call.gasUsed),
-    maxUsedGas: hexQuantity(call.maxUsedGas),
-    status: call.status === 'success' ? '0x1' : '0x0',
-  };
+  let error: Record<string, unknown> | undefined;
   if (call.status === 'revert') {
     const data = call.revertData ?? new Uint8Array();
     const reason = decodeRevertReason(bytes(data));
-    out.error = {
+    error = {
       message: reason === undefined ? 'execution reverted' : `execution reverted: ${reason}`,
       code: REVERT_ERROR.code,
       data: bytes(data),
     };
   } else if (call.status === 'halt') {
-    out.error = { message: haltMessage(call.haltReason), code: SIM_VM_ERROR.code };
+    error = { message: haltMessage(call.haltReason), code: SIM_VM_ERROR.code };
   }
+  // Member order as Besu writes it (its spec files compare the text).
+  const out: Record<string, unknown> = error ? { error } : {};
+  out.gasUsed = hexQuantity(call.gasUsed);
+  out.logs = call.logs.map((l, i) => ({
+    logIndex: hexQuantity(firstLogIndex + i),
+    removed: false,
+    blockNumber: hexQuantity(header.number),
+    blockHash,
+    blockTimestamp: hexQuantity(header.timestamp),
+    transactionHash: txHash,
+    transactionIndex: hexQuantity(index),
+    address: bytes(l.address),
+    data: bytes(l.data),
+    topics: l.topics.map(bytes),
+  }));
+  out.maxUsedGas = hexQuantity(call.maxUsedGas);
+  out.returnData = bytes(call.returnData);
+  out.status = call.status === 'success' ? '0x1' : '0x0';
   return out;
 }
 
@@ -191,7 +209,11 @@ function formatSimulatedBlock(block: SimulatedBlock, fullTxs: boolean): Record<s
     logIndex += c.logIndicesUsed;
     return json;
   });
-  return out;
+  if (block.trieLog) out.trieLog = bytes(block.trieLog);
+  // Besu writes a simulated block's members in alphabetical order (its spec files compare the text).
+  const sorted: Record<string, unknown> = {};
+  for (const k of Object.keys(out).sort()) sorted[k] = out[k];
+  return sorted;
 }
 
 export const ethSimulateV1: RpcMethod = {
@@ -208,13 +230,19 @@ export const ethSimulateV1: RpcMethod = {
     const traceTransfers = flag('traceTransfers');
     const validation = flag('validation');
     const fullTxs = flag('returnFullTransactions');
+    const returnTrieLog = flag('returnTrieLog');
     const base = resolveStateBlock(services.chain, stateBlockParam(params, 1));
     if (!base) throw new RpcError(SIM_HEADER_NOT_FOUND);
     let result: SimulatedBlock[];
     try {
-      result = await simulatorOf(services).simulate(base, { blocks, traceTransfers, validation });
+      result = await simulatorOf(services).simulate(base, {
+        blocks,
+        traceTransfers,
+        validation,
+        returnTrieLog,
+      });
     } catch (err) {
-      if (err instanceof SimulateError) throw RpcError.withDetail(ERROR_SPECS[err.kind], err.message);
+      if (err instanceof SimulateError) throw simulateRpcError(err);
       throw err;
     }
     return result.map((b) => formatSimulatedBlock(b, fullTxs));
