@@ -418,7 +418,8 @@ export class CallSimulator {
       this.stats.fast++;
       return { ...r, gasLimit: p.gasLimit };
     } catch (err) {
-      if (err instanceof Fallback) return undefined;
+      // A call nested deeper than the JavaScript stack allows is left to the library's EVM too.
+      if (err instanceof Fallback || err instanceof RangeError) return undefined;
       throw err;
     }
   }

@@ -412,6 +412,37 @@ describe('call interpreter against the EVM library', () => {
         outcomes.set(k, (outcomes.get(k) ?? 0) + 1);
       }
       expect(compared).toBe(count);
+
+      // Self-recursion to the depth limit (or until the gas runs out), with and without a write.
+      for (const write of [false, true]) {
+        const recurse = new Asm();
+        if (write) recurse.push(1).op(0x43, 0x55);
+        recurse
+          .push(0)
+          .push(0)
+          .push(0)
+          .push(0)
+          .op(0x30, 0x5a, 0xfa)
+          .push(0)
+          .op(0x52)
+          .push(32)
+          .push(0)
+          .op(0xf3);
+        for (const gas of [30_000_000n, 1_000_000_000n]) {
+          const call: CallRequest = { from: SENDER.bytes, to: PROGRAM.bytes, gas };
+          const overrides = new Map([[PROGRAM.toString(), { code: recurse.code() }]]);
+          const [x, y] = await Promise.all([
+            fast.simulate(header, call, { overrides }),
+            library.simulate(header, call, { overrides }),
+          ]);
+          expect([x.status, hex(x.output), x.gasUsed, x.haltReason]).toEqual([
+            y.status,
+            hex(y.output),
+            y.gasUsed,
+            y.haltReason,
+          ]);
+        }
+      }
       // The programs reach every kind of ending.
       for (const k of ['success', 'revert', 'Out of gas', 'Stack underflow', 'Invalid jump destination']) {
         expect(outcomes.get(k) ?? 0, k).toBeGreaterThan(0);
