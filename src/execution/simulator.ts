@@ -331,7 +331,7 @@ export class CallSimulator {
       balance: bigint;
     },
   ): SimulationResult | undefined {
-    if (ctx.key === undefined || opts.reportAccessList === true || this.fastDisabled) return undefined;
+    if (ctx.key === undefined || this.fastDisabled) return undefined;
     if (
       call.to === undefined ||
       call.blobVersionedHashes !== undefined ||
@@ -414,6 +414,7 @@ export class CallSimulator {
           blockHash: (n) => this.chain.ancestorHash(header, n),
         },
         tx,
+        opts.reportAccessList === true,
       );
       this.stats.fast++;
       return { ...r, gasLimit: p.gasLimit };

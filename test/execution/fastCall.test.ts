@@ -384,14 +384,15 @@ describe('call interpreter against the EVM library', () => {
         }
         if (rand() % 6 === 0 && common.isActivatedEIP(2930)) call.accessList = [[STORE.bytes, [word(0n)]]];
         const overrides = new Map([[PROGRAM.toString(), { code }]]);
+        const reportAccessList = rand() % 3 === 0;
         const settle = (p: Promise<unknown>) =>
           p.then(
             (r) => r as Record<string, unknown>,
             (e: Error) => ({ error: e.message }),
           );
         const [x, y] = await Promise.all([
-          settle(fast.simulate(header, call, { overrides })),
-          settle(library.simulate(header, call, { overrides })),
+          settle(fast.simulate(header, call, { overrides, reportAccessList })),
+          settle(library.simulate(header, call, { overrides, reportAccessList })),
         ]);
         const view = (r: Record<string, unknown>) =>
           r.error !== undefined
@@ -402,6 +403,9 @@ describe('call interpreter against the EVM library', () => {
                 gasUsed: r.gasUsed,
                 gasUsedBeforeRefund: r.gasUsedBeforeRefund,
                 haltReason: r.haltReason,
+                accessList: (r.accessList as Array<[Uint8Array, Uint8Array[]]> | undefined)?.map(
+                  ([a, keys]) => [hex(a), keys.map(hex)],
+                ),
               };
         expect(
           view(x),

@@ -76,6 +76,7 @@ export interface FastResult {
   gasUsed: bigint;
   gasUsedBeforeRefund: bigint;
   haltReason?: string;
+  accessList?: Array<[Uint8Array, Uint8Array[]]>;
 }
 
 function big(bytes: Uint8Array): bigint {
@@ -93,7 +94,7 @@ export interface FastContext {
   blockHash(number: bigint): Uint8Array | undefined;
 }
 
-export function runFastCall(ctx: FastContext, tx: FastTx): FastResult {
+export function runFastCall(ctx: FastContext, tx: FastTx, reportAccessList = false): FastResult {
   const { rules, evm, header } = ctx;
   if (tx.gasLimit > 1n << 40n) throw new Fallback('gas limit beyond the interpreter range');
   if (rules.floor && tx.gasLimit < tx.floor) throw new Fallback('below the calldata floor');
@@ -106,10 +107,20 @@ export function runFastCall(ctx: FastContext, tx: FastTx): FastResult {
   world.warmAddress(from);
   world.warmAddress(to);
   if (evm.common.isActivatedEIP(3651)) world.warmAddress(bytesToHexKey(ctx.coinbase));
+  if (reportAccessList) world.accessList = new Map();
   for (const [address, keys] of tx.accessList) {
     const a = bytesToHexKey(address);
     world.warmAddress(a);
-    for (const k of keys) world.warmSlot(a, slotKeyOf(big(k)));
+    let listed: Set<string> | undefined;
+    if (world.accessList !== undefined) {
+      listed = world.accessList.get(a) ?? new Set();
+      world.accessList.set(a, listed);
+    }
+    for (const k of keys) {
+      const slotKey = slotKeyOf(big(k));
+      world.warmSlot(a, slotKey);
+      listed?.add(slotKey);
+    }
   }
 
   // The sender, as runTx with skipBalance leaves it: topped up to what the transaction may cost,
@@ -201,6 +212,13 @@ export function runFastCall(ctx: FastContext, tx: FastTx): FastResult {
     // As the library path reports it: gas charged plus the refund counter as it stood.
     gasUsedBeforeRefund: total + refund,
     haltReason: result.error,
+    accessList:
+      world.accessList === undefined
+        ? undefined
+        : [...world.accessList].map(([a, slots]): [Uint8Array, Uint8Array[]] => [
+            Uint8Array.from(Buffer.from(a, 'hex')),
+            [...slots].map((k) => Uint8Array.from(Buffer.from(k, 'hex'))),
+          ]),
   };
 }
 

@@ -34,6 +34,11 @@ export class CallWorld {
   private readonly journal: Undo[] = [];
   /** EIP-2200 refund counter; may dip below zero inside a transaction, never at its end. */
   refund = 0;
+  /**
+   * When reporting (eth_createAccessList): every address and slot the execution warmed, in the order
+   * first warmed, reverted frames included — as the library's journal reports them.
+   */
+  accessList: Map<string, Set<string>> | undefined;
 
   constructor(private readonly base: CallState) {}
 
@@ -144,6 +149,7 @@ export class CallWorld {
   touchAddress(key: string): boolean {
     if (this.warmAddresses.has(key)) return true;
     this.warmAddresses.add(key);
+    if (this.accessList !== undefined && !this.accessList.has(key)) this.accessList.set(key, new Set());
     const set = this.warmAddresses;
     this.journal.push(() => set.delete(key));
     return false;
@@ -163,6 +169,15 @@ export class CallWorld {
     const k = key + slotKey;
     if (this.warmSlots.has(k)) return true;
     this.warmSlots.add(k);
+    const list = this.accessList;
+    if (list !== undefined) {
+      let slots = list.get(key);
+      if (slots === undefined) {
+        slots = new Set();
+        list.set(key, slots);
+      }
+      slots.add(slotKey);
+    }
     const set = this.warmSlots;
     this.journal.push(() => set.delete(k));
     return false;
