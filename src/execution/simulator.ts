@@ -81,6 +81,7 @@ export type InvalidReason =
   | 'NONCE_TOO_LOW'
   | 'UPFRONT_COST_EXCEEDS_BALANCE'
   | 'INTRINSIC_GAS_EXCEEDS_GAS_LIMIT'
+  | 'INITCODE_TOO_LARGE'
   | 'TOTAL_BLOB_GAS_TOO_HIGH'
   | 'INVALID_BLOBS'
   | 'OTHER';
@@ -453,24 +454,35 @@ export class CallSimulator {
     let account = await state.getAccount(from);
     if (!account) account = new Account();
     const nonce = call.nonce ?? account.nonce;
-    if (call.nonce !== undefined && call.nonce < account.nonce) {
-      throw new InvalidSimulationError(
-        'NONCE_TOO_LOW',
-        `transaction nonce ${call.nonce} below sender account nonce ${account.nonce} for sender ${from.toString()}`,
-      );
-    }
+    // Besu validates the transaction (init code size, intrinsic gas) before the sender (balance,
+    // then nonce): a stale nonce is reported only when nothing else is wrong, so such a call takes
+    // the library path, where the checks run in that order.
+    const nonceTooLow = call.nonce !== undefined && call.nonce < account.nonce;
 
-    const fast = this.tryFast(ctx, header, call, opts, {
-      from,
-      gasLimit,
-      baseFee,
-      london,
-      feesGiven,
-      checkBalance,
-      balance: account.balance,
-    });
+    const fast = nonceTooLow
+      ? undefined
+      : this.tryFast(ctx, header, call, opts, {
+          from,
+          gasLimit,
+          baseFee,
+          london,
+          feesGiven,
+          checkBalance,
+          balance: account.balance,
+        });
     if (fast !== undefined) return fast;
     this.stats.library++;
+
+    if (call.to === undefined && common.isActivatedEIP(3860)) {
+      const size = call.data?.length ?? 0;
+      const max = Number(common.param('maxInitCodeSize'));
+      if (size > max) {
+        throw new InvalidSimulationError(
+          'INITCODE_TOO_LARGE',
+          `Initcode size of ${size} exceeds maximum size of ${max}`,
+        );
+      }
+    }
 
     const txOpts = { common: ctx.txCommon, freeze: false };
     const base = {
@@ -580,6 +592,12 @@ export class CallSimulator {
           `transaction up-front cost ${hexQ(upfront)} exceeds transaction sender account balance ${hexQ(account.balance)} for sender ${from.toString()}`,
         );
       }
+    }
+    if (nonceTooLow) {
+      throw new InvalidSimulationError(
+        'NONCE_TOO_LOW',
+        `transaction nonce ${call.nonce} below sender account nonce ${account.nonce} for sender ${from.toString()}`,
+      );
     }
 
     // Besu runs unpriced simulations with a zero base fee; the rest of the environment is the block's.

@@ -15,11 +15,13 @@ import {
   type SimulationResult,
   type StateOverrides,
 } from '../../../execution/simulator.js';
-import { resolveStateBlock, stateBlockParam } from '../../blockParam.js';
+import { type BlockParam, resolveHeader, resolveStateBlock, stateBlockParam } from '../../blockParam.js';
 import {
+  BLOCK_NOT_FOUND,
   EXECUTION_HALTED,
   INTERNAL_ERROR,
   INTRINSIC_GAS_EXCEEDS_LIMIT,
+  INVALID_BLOCK_PARAMS,
   INVALID_CALL_PARAMS,
   NONCE_TOO_LOW,
   RpcError,
@@ -28,7 +30,16 @@ import {
   TRANSACTION_UPFRONT_COST_EXCEEDS_BALANCE,
 } from '../../errors.js';
 import { bytes } from '../../format/hex.js';
-import { address, bool, data, hash32, quantity, uint64 } from '../../params.js';
+import {
+  address,
+  blockNumberParam,
+  bool,
+  data,
+  hash32,
+  optionalParam,
+  quantity,
+  uint64,
+} from '../../params.js';
 import type { Services } from '../../services.js';
 import type { RpcMethod } from '../types.js';
 
@@ -161,13 +172,40 @@ export function decodeOverrides(value: unknown): StateOverrides | undefined {
   return out;
 }
 
-/** The header the call runs on (block parameter at `index`, `latest` when absent). */
-export function callHeader(
-  services: Services,
-  params: readonly unknown[],
-  index: number,
-): BlockHeader | undefined {
-  return resolveStateBlock(services.chain, stateBlockParam(params, index));
+/** What a simulation runs: the block it runs on, the call, and the state overrides. */
+export interface CallInput {
+  header: BlockHeader;
+  call: CallRequest;
+  overrides: StateOverrides | undefined;
+}
+
+/**
+ * eth_call's parameters in Besu's order: the block (number, tag, hash or EIP-1898 object) is decoded
+ * and resolved first, so a block beyond the head answers null whatever the call object holds, and an
+ * unknown hash is `Block not found`; then the call object, then the overrides. Undefined: no such
+ * block (null result).
+ */
+export function callInputAt(services: Services, params: readonly unknown[]): CallInput | undefined {
+  const header = resolveStateBlock(services.chain, stateBlockParam(params, 1));
+  if (!header) return undefined;
+  const call = decodeCallObject(params[0]);
+  return { header, call, overrides: decodeOverrides(params[2]) };
+}
+
+const PENDING: BlockParam = Object.freeze({ kind: 'tag', tag: 'pending' });
+
+/**
+ * eth_estimateGas's and eth_createAccessList's parameters in Besu's order: a block number or tag
+ * only (`pending` when absent; a hash or an EIP-1898 object is `Invalid block param`), then the call
+ * object, then the block lookup (a number that names no block, negative ones included, is
+ * `Block not found`), then the overrides.
+ */
+export function estimateInputAt(services: Services, params: readonly unknown[]): CallInput {
+  const p = optionalParam(params, 1, blockNumberParam, INVALID_BLOCK_PARAMS) ?? PENDING;
+  const call = decodeCallObject(params[0]);
+  const header = resolveHeader(services.chain, p);
+  if (!header) throw new RpcError(BLOCK_NOT_FOUND);
+  return { header, call, overrides: decodeOverrides(params[2]) };
 }
 
 /** A transaction that could not be run, as Besu answers it. */
@@ -182,6 +220,9 @@ export function invalidSimulation(err: unknown): never {
         throw RpcError.withDetail(INTRINSIC_GAS_EXCEEDS_LIMIT, err.detail);
       case 'TOTAL_BLOB_GAS_TOO_HIGH':
         throw RpcError.withDetail(TOTAL_BLOB_GAS_TOO_HIGH, err.detail);
+      // Besu's converter has no code of its own for an oversized creation: the generic one, with the reason.
+      case 'INITCODE_TOO_LARGE':
+        throw RpcError.withDetail(INTERNAL_ERROR, err.detail);
       default:
         throw RpcError.withDetail(INTERNAL_ERROR, err.detail);
     }
@@ -222,11 +263,9 @@ export const ethCall: RpcMethod = {
   name: 'eth_call',
   group: 'ETH',
   async handler(params, { services }) {
-    const call = decodeCallObject(params[0]);
-    const header = callHeader(services, params, 1);
-    const overrides = decodeOverrides(params[2]);
-    if (!header) return null;
-    const result = await simulateOrThrow(services, header, call, { overrides });
+    const input = callInputAt(services, params);
+    if (!input) return null;
+    const result = await simulateOrThrow(services, input.header, input.call, { overrides: input.overrides });
     if (result.status !== 'success') throw callFailureError(result);
     return bytes(result.output);
   },

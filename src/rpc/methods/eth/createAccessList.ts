@@ -7,7 +7,7 @@ import { getActivePrecompiles } from '@ethereumjs/evm';
 import type { AccessListEntry } from '../../../execution/simulator.js';
 import { bytes, quantity } from '../../format/hex.js';
 import type { RpcMethod } from '../types.js';
-import { callHeader, decodeCallObject, decodeOverrides, failureError, simulateOrThrow } from './call.js';
+import { estimateInputAt, failureError, simulateOrThrow } from './call.js';
 
 function hex(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
@@ -17,10 +17,7 @@ export const ethCreateAccessList: RpcMethod = {
   name: 'eth_createAccessList',
   group: 'ETH',
   async handler(params, { services }) {
-    const call = decodeCallObject(params[0]);
-    const header = callHeader(services, params, 1);
-    const overrides = decodeOverrides(params[2]);
-    if (!header) return null;
+    const { header, call, overrides } = estimateInputAt(services, params);
     const traced = await simulateOrThrow(services, header, call, { overrides, reportAccessList: true });
     const excluded = new Set<string>(getActivePrecompiles(header.common).keys());
     excluded.add(hex(call.from ?? new Uint8Array(20)));

@@ -14,14 +14,7 @@ import {
 import { quantity } from '../../format/hex.js';
 import type { Services } from '../../services.js';
 import type { RpcMethod } from '../types.js';
-import {
-  callHeader,
-  decodeCallObject,
-  decodeOverrides,
-  failureError,
-  simulateOrThrow,
-  simulatorOf,
-} from './call.js';
+import { estimateInputAt, failureError, simulateOrThrow, simulatorOf } from './call.js';
 
 const MIN_TX_COST = 21_000n;
 const CALL_STIPEND = 2_300n;
@@ -72,10 +65,7 @@ export const ethEstimateGas: RpcMethod = {
   name: 'eth_estimateGas',
   group: 'ETH',
   async handler(params, { services }) {
-    const call = decodeCallObject(params[0]);
-    const header = callHeader(services, params, 1);
-    const overrides = decodeOverrides(params[2]);
-    if (!header) return null;
+    const { header, call, overrides } = estimateInputAt(services, params);
     return quantity(await estimateGas(services, header, call, overrides));
   },
 };
