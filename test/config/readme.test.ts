@@ -7,7 +7,9 @@ import { renderOptionsMarkdown } from '../../src/config/options.js';
 describe('README option table', () => {
   it('matches the declared options', () => {
     const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
-    const table = readme.slice(readme.indexOf('<!-- options:begin -->') + 22, readme.indexOf('<!-- options:end -->')).trim();
+    const table = readme
+      .slice(readme.indexOf('<!-- options:begin -->') + 22, readme.indexOf('<!-- options:end -->'))
+      .trim();
     expect(table).toBe(renderOptionsMarkdown().trim());
   });
 });

@@ -24,14 +24,26 @@ describe('SIGKILL during import', () => {
     const dir = tempDir();
     dirs.push(dir);
     const genesis = `--genesis-file=${chain.genesisPath}`;
-    const args = [BIN, genesis, `--data-path=${dir}`, '--logging=DEBUG', 'blocks', 'import', `--from=${chain.chainPath}`];
+    const args = [
+      BIN,
+      genesis,
+      `--data-path=${dir}`,
+      '--logging=DEBUG',
+      'blocks',
+      'import',
+      `--from=${chain.chainPath}`,
+    ];
     // Kill as soon as the debug log reports the tenth imported block.
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const killed = new Promise<void>((res) => {
       const onData = (d: Buffer) => {
         out += d;
-        if ((out.match(/Imported block/g) ?? []).length >= 10 && child.pid !== undefined && child.exitCode === null) {
+        if (
+          (out.match(/Imported block/g) ?? []).length >= 10 &&
+          child.pid !== undefined &&
+          child.exitCode === null
+        ) {
           process.kill(child.pid, 'SIGKILL');
         }
       };
@@ -45,7 +57,10 @@ describe('SIGKILL during import', () => {
     // The restarted node serves a consistent chain: its head block and that block's state are readable.
     const node = await startNode([genesis, `--data-path=${dir}`]);
     try {
-      const head = await rpc<{ number: string; hash: string }>(node.url, 'eth_getBlockByNumber', ['latest', false]);
+      const head = await rpc<{ number: string; hash: string }>(node.url, 'eth_getBlockByNumber', [
+        'latest',
+        false,
+      ]);
       const n = Number(head.number);
       expect(n).toBeGreaterThanOrEqual(10);
       expect(n).toBeLessThan(chain.headNumber);
@@ -61,7 +76,10 @@ describe('SIGKILL during import', () => {
     await runCli([genesis, `--data-path=${dir}`, 'blocks', 'import', `--from=${chain.chainPath}`]);
     const node2 = await startNode([genesis, `--data-path=${dir}`]);
     try {
-      const head = await rpc<{ number: string; hash: string }>(node2.url, 'eth_getBlockByNumber', ['latest', false]);
+      const head = await rpc<{ number: string; hash: string }>(node2.url, 'eth_getBlockByNumber', [
+        'latest',
+        false,
+      ]);
       expect(Number(head.number)).toBe(chain.headNumber);
       expect(head.hash).toBe(chain.headHash);
     } finally {

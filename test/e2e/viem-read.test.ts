@@ -3,7 +3,7 @@
  * transactions, receipts and logs of the rpc-compat chain, and gets the answers geth recorded.
  */
 import { join } from 'node:path';
-import { http, createPublicClient, defineChain } from 'viem';
+import { createPublicClient, defineChain, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFORMANCE, type NodeProcess, removeDir, runCli, startNode, tempDir } from '../helpers/node.js';
 
@@ -18,7 +18,14 @@ describe('viem against an imported chain', () => {
   beforeAll(async () => {
     dir = tempDir();
     const genesis = `--genesis-file=${join(rc, 'genesis.json')}`;
-    await runCli([genesis, `--data-path=${dir}`, 'blocks', 'import', `--from=${join(rc, 'chain.rlp')}`, '--skip-pow-validation-enabled']);
+    await runCli([
+      genesis,
+      `--data-path=${dir}`,
+      'blocks',
+      'import',
+      `--from=${join(rc, 'chain.rlp')}`,
+      '--skip-pow-validation-enabled',
+    ]);
     node = await startNode([genesis, `--data-path=${dir}`]);
     const chain = defineChain({
       id: 3503995874084926,
