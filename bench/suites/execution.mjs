@@ -33,7 +33,7 @@ import {
   waitForRpc,
 } from '../lib.mjs';
 
-const opt = parseOptions({ requests: 3000, seconds: 4, runs: 3, concurrency: 16 });
+const opt = parseOptions({ requests: 20000, seconds: 4, runs: 3, concurrency: 16 });
 
 const CHAIN_ID = 31415;
 const KEY = '0x45a915e4d060149eb4365960e6a7a45f334393093061116b197e3240065ff2d8';
