@@ -123,8 +123,52 @@ function hexQ(v: bigint): string {
   return `0x${v.toString(16)}`;
 }
 
-function intrinsicGasOf(tx: TypedTransaction): bigint {
-  return tx.getIntrinsicGas();
+/** The fees of a call that is neither a blob nor a set-code transaction, and the shape it takes. */
+interface MessageFees {
+  kind: 'feeMarket' | 'accessList' | 'legacy';
+  /** The legacy and access-list gas price (0 for the fee-market shape). */
+  gasPrice: bigint;
+  /** What the sender may pay per gas: the fee cap, or the gas price. */
+  maxFee: bigint;
+  tip: bigint;
+}
+
+/**
+ * Besu's choice: after London any EIP-1559 fee field makes a fee-market call (the cap defaulting to
+ * base fee + tip, the tip no higher than the cap); otherwise an access list makes an EIP-2930 call
+ * and anything else a legacy one, priced by the gas price.
+ */
+function messageFees(
+  call: CallRequest,
+  london: boolean,
+  baseFee: bigint | undefined,
+  common: Common,
+): MessageFees {
+  if (london && (call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined)) {
+    const tip = call.maxPriorityFeePerGas ?? 0n;
+    const maxFee = call.maxFeePerGas ?? (baseFee ?? 0n) + tip;
+    return { kind: 'feeMarket', gasPrice: 0n, maxFee, tip: tip > maxFee ? maxFee : tip };
+  }
+  if (call.accessList !== undefined && common.isActivatedEIP(2930)) {
+    const gasPrice = call.gasPrice ?? 0n;
+    return { kind: 'accessList', gasPrice, maxFee: gasPrice, tip: 0n };
+  }
+  const gasPrice = call.gasPrice ?? call.maxFeePerGas ?? 0n;
+  return { kind: 'legacy', gasPrice, maxFee: gasPrice, tip: 0n };
+}
+
+function intrinsicTooHigh(intrinsic: bigint, gasLimit: bigint): InvalidSimulationError {
+  return new InvalidSimulationError(
+    'INTRINSIC_GAS_EXCEEDS_GAS_LIMIT',
+    `intrinsic gas cost ${intrinsic} exceeds gas limit ${gasLimit}`,
+  );
+}
+
+function upfrontTooHigh(upfront: bigint, balance: bigint, from: Address): InvalidSimulationError {
+  return new InvalidSimulationError(
+    'UPFRONT_COST_EXCEEDS_BALANCE',
+    `transaction up-front cost ${hexQ(upfront)} exceeds transaction sender account balance ${hexQ(balance)} for sender ${from.toString()}`,
+  );
 }
 
 interface SimContext {
@@ -346,22 +390,7 @@ export class CallSimulator {
     if (rules === null) return undefined;
     if (common.isActivatedEIP(7825) && p.gasLimit > 1n << 24n) return undefined;
 
-    let feeMarket = false;
-    let gasPrice = 0n;
-    let maxFee = 0n;
-    let tip = 0n;
-    if (p.london && (call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined)) {
-      feeMarket = true;
-      tip = call.maxPriorityFeePerGas ?? 0n;
-      maxFee = call.maxFeePerGas ?? (p.baseFee ?? 0n) + tip;
-      if (tip > maxFee) tip = maxFee;
-    } else if (call.accessList !== undefined && common.isActivatedEIP(2930)) {
-      gasPrice = call.gasPrice ?? 0n;
-      maxFee = gasPrice;
-    } else {
-      gasPrice = call.gasPrice ?? call.maxFeePerGas ?? 0n;
-      maxFee = gasPrice;
-    }
+    const { kind, gasPrice, maxFee, tip } = messageFees(call, p.london, p.baseFee, common);
     const value = call.value ?? 0n;
     // Out-of-range figures make the library refuse the transaction: leave those answers to it.
     if (maxFee >= 1n << 256n || value >= 1n << 256n || p.gasLimit * maxFee >= 1n << 256n) return undefined;
@@ -373,20 +402,10 @@ export class CallSimulator {
     let intrinsic = 21000n + BigInt(zeros * 4 + nonZeros * 16);
     const accessList = call.accessList ?? [];
     for (const [, keys] of accessList) intrinsic += 2400n + 1900n * BigInt(keys.length);
-    if (intrinsic > p.gasLimit) {
-      throw new InvalidSimulationError(
-        'INTRINSIC_GAS_EXCEEDS_GAS_LIMIT',
-        `intrinsic gas cost ${intrinsic} exceeds gas limit ${p.gasLimit}`,
-      );
-    }
+    if (intrinsic > p.gasLimit) throw intrinsicTooHigh(intrinsic, p.gasLimit);
     if (p.checkBalance) {
       const upfront = p.gasLimit * maxFee + value;
-      if (upfront > p.balance) {
-        throw new InvalidSimulationError(
-          'UPFRONT_COST_EXCEEDS_BALANCE',
-          `transaction up-front cost ${hexQ(upfront)} exceeds transaction sender account balance ${hexQ(p.balance)} for sender ${p.from.toString()}`,
-        );
-      }
+      if (upfront > p.balance) throw upfrontTooHigh(upfront, p.balance, p.from);
     }
     const zeroBaseFee = p.baseFee !== undefined && (!p.feesGiven || maxFee < p.baseFee);
     const tx: FastTx = {
@@ -398,7 +417,7 @@ export class CallSimulator {
       intrinsic,
       floor: 21000n + 10n * BigInt(zeros + nonZeros * 4),
       accessList,
-      feeMarket,
+      feeMarket: kind === 'feeMarket',
       gasPrice,
       maxFeePerGas: maxFee,
       maxPriorityFeePerGas: tip,
@@ -546,52 +565,47 @@ export class CallSimulator {
           },
           txOpts,
         );
-      } else if (london && (call.maxFeePerGas !== undefined || call.maxPriorityFeePerGas !== undefined)) {
-        const prio = call.maxPriorityFeePerGas ?? 0n;
-        maxFee = call.maxFeePerGas ?? (baseFee ?? 0n) + prio;
-        tx = createFeeMarket1559Tx(
-          {
-            ...base,
-            maxFeePerGas: maxFee,
-            maxPriorityFeePerGas: prio > maxFee ? maxFee : prio,
-            accessList: call.accessList ?? [],
-            chainId: common.chainId(),
-          },
-          txOpts,
-        );
-      } else if (call.accessList !== undefined && common.isActivatedEIP(2930)) {
-        maxFee = call.gasPrice ?? 0n;
-        tx = createAccessList2930Tx(
-          { ...base, gasPrice: maxFee, accessList: call.accessList, chainId: common.chainId() },
-          txOpts,
-        );
       } else {
-        maxFee = call.gasPrice ?? call.maxFeePerGas ?? 0n;
-        tx = createLegacyTx({ ...base, gasPrice: maxFee }, txOpts);
+        const fees = messageFees(call, london, baseFee, common);
+        maxFee = fees.maxFee;
+        if (fees.kind === 'feeMarket') {
+          tx = createFeeMarket1559Tx(
+            {
+              ...base,
+              maxFeePerGas: fees.maxFee,
+              maxPriorityFeePerGas: fees.tip,
+              accessList: call.accessList ?? [],
+              chainId: common.chainId(),
+            },
+            txOpts,
+          );
+        } else if (fees.kind === 'accessList') {
+          tx = createAccessList2930Tx(
+            {
+              ...base,
+              gasPrice: fees.gasPrice,
+              accessList: call.accessList ?? [],
+              chainId: common.chainId(),
+            },
+            txOpts,
+          );
+        } else {
+          tx = createLegacyTx({ ...base, gasPrice: fees.gasPrice }, txOpts);
+        }
       }
     } catch (err) {
       throw new InvalidSimulationError('OTHER', (err as Error).message);
     }
     (tx as { getSenderAddress: () => Address }).getSenderAddress = () => from;
 
-    const intrinsic = intrinsicGasOf(tx);
-    if (intrinsic > gasLimit) {
-      throw new InvalidSimulationError(
-        'INTRINSIC_GAS_EXCEEDS_GAS_LIMIT',
-        `intrinsic gas cost ${intrinsic} exceeds gas limit ${gasLimit}`,
-      );
-    }
+    const intrinsic = tx.getIntrinsicGas();
+    if (intrinsic > gasLimit) throw intrinsicTooHigh(intrinsic, gasLimit);
     if (checkBalance) {
       let upfront = gasLimit * maxFee + (call.value ?? 0n);
       if (blobs !== undefined) {
         upfront += BigInt(blobs.length) * common.param('blobGasPerBlob') * (call.maxFeePerBlobGas ?? 0n);
       }
-      if (upfront > account.balance) {
-        throw new InvalidSimulationError(
-          'UPFRONT_COST_EXCEEDS_BALANCE',
-          `transaction up-front cost ${hexQ(upfront)} exceeds transaction sender account balance ${hexQ(account.balance)} for sender ${from.toString()}`,
-        );
-      }
+      if (upfront > account.balance) throw upfrontTooHigh(upfront, account.balance, from);
     }
     if (nonceTooLow) {
       throw new InvalidSimulationError(
