@@ -115,16 +115,10 @@ export class CallState implements StateManagerInterface {
     return this.scratch;
   }
 
-  /** The current account, shared with the overlay or the snapshot: copy before handing it out. */
-  private async current(address: Address, key: string): Promise<Account | undefined> {
-    const own = this.accounts.get(key);
-    if (own !== undefined) return own ?? undefined;
-    return this.snapshot.account(address, key);
-  }
-
   /**
-   * Synchronous reads for the call interpreter (`fastCall/`), by unprefixed hex address key. The
-   * account is shared: never mutate it.
+   * Reads by unprefixed hex address key, synchronous (LMDB reads are): the call interpreter in
+   * `fastCall/` uses them directly, the state-manager methods below through them. The account is
+   * shared with the overlay or the snapshot: never mutate it, copy it before handing it out.
    */
   accountSync(key: string): Account | undefined {
     const own = this.accounts.get(key);
@@ -155,7 +149,7 @@ export class CallState implements StateManagerInterface {
 
   async getAccount(address: Address): Promise<Account | undefined> {
     const key = bytesToHexKey(address.bytes);
-    const account = await this.current(address, key);
+    const account = this.accountSync(key);
     if (account === undefined) return undefined;
     const codeless = this.codeless;
     if (codeless !== undefined && !codeless.masked && codeless.key === key) {
@@ -198,17 +192,12 @@ export class CallState implements StateManagerInterface {
   async putCode(address: Address, value: Uint8Array): Promise<void> {
     const key = bytesToHexKey(address.bytes);
     this.setCode(key, value);
-    if ((await this.current(address, key)) === undefined) await this.putAccount(address, new Account());
+    if (this.accountSync(key) === undefined) await this.putAccount(address, new Account());
     await this.modifyAccountFields(address, { codeHash: keccak256(value) });
   }
 
   async getCode(address: Address): Promise<Uint8Array> {
-    const key = bytesToHexKey(address.bytes);
-    const own = this.code.get(key);
-    if (own !== undefined) return own;
-    const account = await this.current(address, key);
-    if (account === undefined || equalsBytes(account.codeHash, KECCAK256_NULL)) return EMPTY;
-    return this.snapshot.code(account.codeHash);
+    return this.codeSync(bytesToHexKey(address.bytes));
   }
 
   async getCodeSize(address: Address): Promise<number> {
@@ -218,22 +207,19 @@ export class CallState implements StateManagerInterface {
   async getStorage(address: Address, slot: Uint8Array): Promise<Uint8Array> {
     if (slot.length !== 32) throw new Error('Storage key must be 32 bytes long');
     const key = bytesToHexKey(address.bytes);
-    const own = this.storage.get(key)?.get(bytesToHexKey(slot));
-    if (own !== undefined) return own;
-    const account = await this.current(address, key);
-    if (account === undefined || equalsBytes(account.storageRoot, KECCAK256_RLP)) return EMPTY;
-    if (this.ownRoots.size > 0 && this.ownRoots.has(bytesToHexKey(account.storageRoot))) {
-      const raw = await overlayTrie(this.scratchStore(), account.storageRoot).get(slot);
-      return raw === null ? EMPTY : (RLP.decode(raw) as Uint8Array);
-    }
-    return this.snapshot.storage(account.storageRoot, slot);
+    const value = this.storageSync(key, slot, bytesToHexKey(slot));
+    if (value !== undefined) return value;
+    // A storage trie this call wrote: its nodes are in the scratch store.
+    const root = (this.accountSync(key) as Account).storageRoot;
+    const raw = await overlayTrie(this.scratchStore(), root).get(slot);
+    return raw === null ? EMPTY : (RLP.decode(raw) as Uint8Array);
   }
 
   async putStorage(address: Address, slot: Uint8Array, value: Uint8Array): Promise<void> {
     if (slot.length !== 32) throw new Error('Storage key must be 32 bytes long');
     if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes');
     const key = bytesToHexKey(address.bytes);
-    const account = await this.current(address, key);
+    const account = this.accountSync(key);
     if (account === undefined) throw new Error('putStorage() called on non-existing account');
     let slots = this.storage.get(key);
     if (slots === undefined) {

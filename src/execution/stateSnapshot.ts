@@ -9,15 +9,9 @@
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { CODEHASH_PREFIX } from '@ethereumjs/statemanager';
-import {
-  type Account,
-  type Address,
-  createAccountFromRLP,
-  equalsBytes,
-  KECCAK256_RLP,
-} from '@ethereumjs/util';
+import { type Account, createAccountFromRLP, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util';
 import { type NodeLoader, trieGetSync } from '../state/syncTrie.js';
-import { bytesToHexKey } from '../state/trieStore.js';
+import { bytesToHexKey, hexKeyToBytes } from '../state/trieStore.js';
 import type { WorldState } from '../state/worldState.js';
 
 const EMPTY = new Uint8Array(0);
@@ -88,22 +82,14 @@ export class StateSnapshot {
   accountSync(key: string, address?: Uint8Array): Account | undefined {
     const hit = this.accounts.get(key);
     if (hit !== undefined) return hit ?? undefined;
-    const rlp = trieGetSync(this.content.load, this.stateRoot, address ?? hexToBytesKey(key));
+    const rlp = trieGetSync(this.content.load, this.stateRoot, address ?? hexKeyToBytes(key));
     const account = rlp === null ? null : createAccountFromRLP(rlp);
     if (this.accounts.size >= MAX_ACCOUNTS) this.accounts = new Map();
     this.accounts.set(key, account);
     return account ?? undefined;
   }
 
-  async account(address: Address, key: string): Promise<Account | undefined> {
-    return this.accountSync(key, address.bytes);
-  }
-
   storageSync(storageRoot: Uint8Array, slot: Uint8Array): Uint8Array {
-    return this.content.storageSync(storageRoot, slot);
-  }
-
-  async storage(storageRoot: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
     return this.content.storageSync(storageRoot, slot);
   }
 
@@ -111,16 +97,8 @@ export class StateSnapshot {
     return this.content.codeByHashSync(codeHash);
   }
 
-  async code(codeHash: Uint8Array): Promise<Uint8Array> {
-    return this.content.codeByHashSync(codeHash);
-  }
-
   /** Whether the trie store holds a state root. */
   async hasRoot(root: Uint8Array): Promise<boolean> {
     return equalsBytes(root, KECCAK256_RLP) || this.content.load(bytesToHexKey(root)) !== undefined;
   }
-}
-
-function hexToBytesKey(key: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(key, 'hex'));
 }

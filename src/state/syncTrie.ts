@@ -5,7 +5,7 @@
  * Keys are hashed (secure trie), as the world state's tries are.
  */
 import { RLP } from '@ethereumjs/rlp';
-import { KECCAK256_RLP } from '@ethereumjs/util';
+import { equalsBytes, KECCAK256_RLP } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
 import { bytesToHexKey } from './trieStore.js';
 
@@ -13,12 +13,6 @@ type RawNode = Uint8Array | RawNode[];
 
 /** Reads a stored trie node (its RLP) by its hash as an unprefixed hex key. */
 export type NodeLoader = (hexKey: string) => Uint8Array | undefined;
-
-function equalRoot(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 /** Nibbles of a byte string. */
 function nibblesOf(key: Uint8Array): Uint8Array {
@@ -35,7 +29,7 @@ function nibblesOf(key: Uint8Array): Uint8Array {
  * needs is missing from the store (a pruned or unknown root), as the asynchronous trie does.
  */
 export function trieGetSync(load: NodeLoader, root: Uint8Array, key: Uint8Array): Uint8Array | null {
-  if (equalRoot(root, KECCAK256_RLP)) return null;
+  if (equalsBytes(root, KECCAK256_RLP)) return null;
   const path = nibblesOf(keccak256(key));
   let pos = 0;
   let node = resolve(load, root);

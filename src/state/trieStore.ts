@@ -8,7 +8,7 @@ import type { Database, WriteBatch } from '../db/database.js';
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
-function hexKeyToBytes(hex: string): Uint8Array {
+export function hexKeyToBytes(hex: string): Uint8Array {
   const out = new Uint8Array(hex.length >>> 1);
   for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.substr(i * 2, 2), 16);
   return out;

@@ -9,6 +9,7 @@
  * a view call spent most of its time in that machinery rather than in its few opcodes. Here a stack
  * of bigints, gas as a number and one switch per opcode do the same work synchronously.
  */
+import { bytesToBigInt } from '@ethereumjs/util';
 import { keccak256 } from '../../crypto/index.js';
 import { codeInfo, readImmediate } from './analysis.js';
 import { Fallback } from './fallback.js';
@@ -163,11 +164,6 @@ function wordOf(bytes: Uint8Array, start: number): bigint {
     s += b < 16 ? `0${b.toString(16)}` : b.toString(16);
   }
   return BigInt(s);
-}
-
-function bigOfBytes(b: Uint8Array): bigint {
-  if (b.length === 0) return 0n;
-  return BigInt(`0x${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex')}`);
 }
 
 /** A frame's memory: grows in words, charged by the quadratic rule. */
@@ -447,7 +443,7 @@ export function execute(env: CallEnv, msg: Message): FrameResult {
           charge(6 * Math.ceil(Number(size > 0xffffffffn ? 0xffffffffn : size) / 32));
           useMemory(offset, size);
           const n = Number(size);
-          stack[sp - 1] = bigOfBytes(
+          stack[sp - 1] = bytesToBigInt(
             keccak256(n === 0 ? EMPTY : mem.bytes.subarray(Number(offset), Number(offset) + n)),
           );
           break;

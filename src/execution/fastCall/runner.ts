@@ -8,7 +8,7 @@
 import type { BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { type EVM, getOpcodesForHF, type PrecompileFunc } from '@ethereumjs/evm';
-import { bytesToHex } from '@ethereumjs/util';
+import { bytesToBigInt } from '@ethereumjs/util';
 import { bytesToHexKey } from '../../state/trieStore.js';
 import type { CallState } from '../callState.js';
 import { Fallback } from './fallback.js';
@@ -79,10 +79,6 @@ export interface FastResult {
   accessList?: Array<[Uint8Array, Uint8Array[]]>;
 }
 
-function big(bytes: Uint8Array): bigint {
-  return bytes.length === 0 ? 0n : BigInt(bytesToHex(bytes));
-}
-
 export interface FastContext {
   rules: ForkRules;
   evm: EVM;
@@ -117,7 +113,7 @@ export function runFastCall(ctx: FastContext, tx: FastTx, reportAccessList = fal
       world.accessList.set(a, listed);
     }
     for (const k of keys) {
-      const slotKey = slotKeyOf(big(k));
+      const slotKey = slotKeyOf(bytesToBigInt(k));
       world.warmSlot(a, slotKey);
       listed?.add(slotKey);
     }
@@ -149,12 +145,12 @@ export function runFastCall(ctx: FastContext, tx: FastTx, reportAccessList = fal
     valid: rules.valid,
     fee: rules.fee,
     sstoreClearRefund: rules.sstoreClearRefund,
-    origin: big(tx.from),
+    origin: bytesToBigInt(tx.from),
     gasPrice,
-    coinbase: big(ctx.coinbase),
+    coinbase: bytesToBigInt(ctx.coinbase),
     timestamp: header.timestamp,
     number: header.number,
-    prevRandao: rules.prevRandao ? big(header.prevRandao) : header.difficulty,
+    prevRandao: rules.prevRandao ? bytesToBigInt(header.prevRandao) : header.difficulty,
     blockGasLimit: header.gasLimit,
     chainId: evm.common.chainId(),
     baseFee,
@@ -163,7 +159,7 @@ export function runFastCall(ctx: FastContext, tx: FastTx, reportAccessList = fal
     delegation: rules.delegation,
     blockHash: (n) => {
       const h = ctx.blockHash(n);
-      return h === undefined ? 0n : big(h);
+      return h === undefined ? 0n : bytesToBigInt(h);
     },
     isPrecompile: (key) => precompiles.has(key),
     runPrecompile: (key, data, gas) => runPrecompile(evm, key, data, gas),

@@ -4,6 +4,7 @@
  * revert. Nothing is ever written back: a call's effects end with it. Addresses are unprefixed hex
  * keys (40 characters), slots 64-character hex keys, values `bigint`.
  */
+import { bytesToBigInt } from '@ethereumjs/util';
 import type { CallState } from '../callState.js';
 import { Fallback } from './fallback.js';
 
@@ -12,11 +13,6 @@ const HEX64 = '0'.repeat(64);
 export function slotKeyOf(slot: bigint): string {
   const s = slot.toString(16);
   return s.length === 64 ? s : HEX64.slice(s.length) + s;
-}
-
-function bytesToBig(b: Uint8Array): bigint {
-  if (b.length === 0) return 0n;
-  return BigInt(`0x${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex')}`);
 }
 
 type Undo = () => void;
@@ -46,6 +42,13 @@ export class CallWorld {
     return this.journal.length;
   }
 
+  /** Sets `key` in one of the journaled maps, recording how to undo it. */
+  private put<V>(map: Map<string, V>, key: string, value: V): void {
+    const prev = map.get(key);
+    this.journal.push(() => (prev === undefined ? map.delete(key) : map.set(key, prev)));
+    map.set(key, value);
+  }
+
   revert(mark: number): void {
     const j = this.journal;
     for (let i = j.length - 1; i >= mark; i--) j[i]();
@@ -63,10 +66,7 @@ export class CallWorld {
   }
 
   setBalance(key: string, value: bigint): void {
-    const prev = this.balances.get(key);
-    const map = this.balances;
-    this.journal.push(() => (prev === undefined ? map.delete(key) : map.set(key, prev)));
-    map.set(key, value);
+    this.put(this.balances, key, value);
   }
 
   nonce(key: string): bigint {
@@ -76,10 +76,7 @@ export class CallWorld {
   }
 
   setNonce(key: string, value: bigint): void {
-    const prev = this.nonces.get(key);
-    const map = this.nonces;
-    this.journal.push(() => (prev === undefined ? map.delete(key) : map.set(key, prev)));
-    map.set(key, value);
+    this.put(this.nonces, key, value);
   }
 
   code(key: string): Uint8Array {
@@ -94,7 +91,7 @@ export class CallWorld {
     if (acc === undefined && balance === 0n && nonce === 0n) return 0n;
     const code = this.code(key);
     if (code.length === 0 && balance === 0n && nonce === 0n) return 0n;
-    return acc === undefined ? EMPTY_CODE_HASH : bytesToBig(acc.codeHash);
+    return acc === undefined ? EMPTY_CODE_HASH : bytesToBigInt(acc.codeHash);
   }
 
   /** EIP-161 dead: no code, zero nonce and zero balance (or no account at all). */
@@ -108,7 +105,7 @@ export class CallWorld {
     if (hit !== undefined) return hit;
     const raw = this.base.storageSync(key, Buffer.from(slotKey, 'hex'), slotKey);
     if (raw === undefined) throw new Fallback('storage written by an override');
-    const v = bytesToBig(raw);
+    const v = bytesToBigInt(raw);
     this.originals.set(k, v);
     return v;
   }
@@ -119,11 +116,7 @@ export class CallWorld {
   }
 
   sstore(key: string, slotKey: string, value: bigint): void {
-    const k = key + slotKey;
-    const prev = this.slots.get(k);
-    const map = this.slots;
-    this.journal.push(() => (prev === undefined ? map.delete(k) : map.set(k, prev)));
-    map.set(k, value);
+    this.put(this.slots, key + slotKey, value);
   }
 
   tload(key: string, slotKey: string): bigint {
@@ -131,11 +124,7 @@ export class CallWorld {
   }
 
   tstore(key: string, slotKey: string, value: bigint): void {
-    const k = key + slotKey;
-    const prev = this.transient.get(k);
-    const map = this.transient;
-    this.journal.push(() => (prev === undefined ? map.delete(k) : map.set(k, prev)));
-    map.set(k, value);
+    this.put(this.transient, key + slotKey, value);
   }
 
   addRefund(delta: number): void {
