@@ -13,6 +13,7 @@ import { createBlockHeader } from '@ethereumjs/block';
 import { Hardfork } from '@ethereumjs/common';
 import { Address, bigIntToBytes, bytesToHex, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CANCUN_AT_GENESIS, LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
 import { ChainStore } from '../../src/chain/chainStore.js';
 import { initGenesis } from '../../src/chain/genesis.js';
 import { createCommon, genesisHeaderFields, parseGenesis } from '../../src/config/genesis.js';
@@ -259,24 +260,13 @@ describe('call interpreter against the EVM library', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const BERLIN = {
-    homesteadBlock: 0,
-    eip150Block: 0,
-    eip155Block: 0,
-    eip158Block: 0,
-    byzantiumBlock: 0,
-    constantinopleBlock: 0,
-    petersburgBlock: 0,
-    istanbulBlock: 0,
-    berlinBlock: 0,
-  };
-  const LONDON = { ...BERLIN, londonBlock: 0 };
-  const CANCUN = { ...LONDON, shanghaiTime: 0, cancunTime: 0 };
-  const PRAGUE = { ...CANCUN, pragueTime: 0 };
-  const forks: Array<[Hardfork, Record<string, number>, number]> = [
+  // Every fork up to Berlin, London, Cancun (merged) and Prague at genesis.
+  const { londonBlock: _london, ...BERLIN } = LONDON_AT_GENESIS;
+  const PRAGUE = { ...CANCUN_AT_GENESIS, pragueTime: 0 };
+  const forks: Array<[Hardfork, Record<string, unknown>, number]> = [
     [Hardfork.Berlin, BERLIN, 200],
-    [Hardfork.London, LONDON, 250],
-    [Hardfork.Cancun, CANCUN, 400],
+    [Hardfork.London, LONDON_AT_GENESIS, 250],
+    [Hardfork.Cancun, CANCUN_AT_GENESIS, 400],
     [Hardfork.Prague, PRAGUE, 600],
   ];
 
