@@ -715,10 +715,8 @@ export function execute(env: CallEnv, msg: Message): FrameResult {
           const outSize = stack[--sp];
           if (op === 0xf1 && msg.isStatic && value !== 0n) throw new Halt('static state change');
           const key = addressKey(target);
-          const inCost = mem.expansionCost(inOffset, inSize);
-          const outCost = mem.expansionCost(outOffset, outSize);
-          if (inCost < 0 || outCost < 0) throw new Halt(OOG);
-          // One expansion covers both regions: charge for the larger end.
+          // One expansion covers both regions: charge for the one that ends further (an end out of
+          // range is the further one, and is out of gas).
           const inEnd = inSize === 0n ? 0n : inOffset + inSize;
           const outEnd = outSize === 0n ? 0n : outOffset + outSize;
           if (inEnd > outEnd) useMemory(inOffset, inSize);
