@@ -23,6 +23,7 @@ import { loadOrCreateNodeKey } from './crypto/nodeKey.js';
 import { Database } from './db/database.js';
 import { chainSubscriptionSource } from './events/chainSource.js';
 import { FilterManager } from './filters/manager.js';
+import { startGraphQLServer } from './graphql/server.js';
 import { logger, setLogLevel } from './log.js';
 import { BlockBuilder } from './mining/builder.js';
 import { BlockProducer } from './mining/producer.js';
@@ -223,6 +224,18 @@ export async function startNode(config: Config): Promise<RunningNode> {
         await ws.close();
         subscriptions.close();
       });
+    }
+    if (config.graphqlHttpEnabled) {
+      const graphql = await startGraphQLServer({
+        host: config.graphqlHttpHost,
+        port: config.graphqlHttpPort,
+        services,
+        hostAllowlist: config.hostAllowlist,
+        corsOrigins: config.graphqlHttpCorsOrigins,
+        maxRequestContentLength: config.rpcHttpMaxRequestContentLength,
+      });
+      log.info(`GraphQL HTTP service started on ${config.graphqlHttpHost}:${graphql.port}`);
+      closers.push(() => graphql.close());
     }
   } catch (err) {
     for (const close of closers.reverse()) await close();
