@@ -294,8 +294,19 @@ function executionError(e: GraphQLError): GraphQLFormattedError {
   return out as unknown as GraphQLFormattedError;
 }
 
+export interface GraphQLLimits {
+  /** List items one answer may hold (default MAX_LIST_ITEMS). */
+  maxItems?: number;
+  /** Milliseconds before the request is abandoned with 504 (default TIMEOUT_SECONDS). */
+  timeoutMs?: number;
+}
+
 /** Runs one request against the services. */
-export async function runGraphQL(services: Services, request: GraphQLRequest): Promise<GraphQLAnswer> {
+export async function runGraphQL(
+  services: Services,
+  request: GraphQLRequest,
+  limits: GraphQLLimits = {},
+): Promise<GraphQLAnswer> {
   const schema = alderSchema();
   let doc: DocumentNode;
   try {
@@ -321,8 +332,8 @@ export async function runGraphQL(services: Services, request: GraphQLRequest): P
     };
   }
   const loader = new RequestLoader(services, {
-    maxItems: MAX_LIST_ITEMS,
-    deadline: Date.now() + TIMEOUT_SECONDS * 1000,
+    maxItems: limits.maxItems ?? MAX_LIST_ITEMS,
+    deadline: Date.now() + (limits.timeoutMs ?? TIMEOUT_SECONDS * 1000),
   });
   const result = await execute({
     schema,

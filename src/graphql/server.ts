@@ -30,6 +30,8 @@ export interface GraphQLServerOptions {
   maxRequestContentLength: number;
   /** Seconds before a request is answered 504 (default 30, Besu's). */
   timeoutSeconds?: number;
+  /** List items one answer may hold (default MAX_LIST_ITEMS). */
+  maxListItems?: number;
 }
 
 export interface RunningGraphQLServer {
@@ -145,7 +147,10 @@ export async function startGraphQLServer(opts: GraphQLServerOptions): Promise<Ru
       if (!(err instanceof RequestFormatError)) throw err;
       return { status: 400, headers, body: prettyJson({ errors: [{ message: err.message }] }) };
     }
-    const answer = await Promise.race([runGraphQL(opts.services, request), timeout()]);
+    const answer = await Promise.race([
+      runGraphQL(opts.services, request, { maxItems: opts.maxListItems, timeoutMs }),
+      timeout(),
+    ]);
     if (answer.status === 504 || answer.body === undefined) {
       return { status: 504, headers: vary, body: 'Gateway Timeout' };
     }
