@@ -39,6 +39,7 @@ import {
 } from 'graphql';
 import { logger } from '../log.js';
 import type { Services } from '../rpc/services.js';
+import { Lru } from '../util/lru.js';
 import { GraphQLArgumentError, GraphQLCodedError, ResultBoundError, TimeoutError } from './errors.js';
 import { RequestLoader } from './loader.js';
 import { resolvers } from './resolvers.js';
@@ -294,6 +295,34 @@ function executionError(e: GraphQLError): GraphQLFormattedError {
   return out as unknown as GraphQLFormattedError;
 }
 
+/**
+ * Parsed and validated documents by query text: clients send the same few queries again and again,
+ * and parsing and validating cost more than answering most of them.
+ */
+const documents = new Lru<string, { doc: DocumentNode } | { refusal: GraphQLAnswer }>(512);
+
+function checkDocument(
+  schema: GraphQLSchema,
+  query: string,
+): { doc: DocumentNode } | { refusal: GraphQLAnswer } {
+  const known = documents.get(query);
+  if (known) return known;
+  let checked: { doc: DocumentNode } | { refusal: GraphQLAnswer };
+  try {
+    const doc = parse(query, { maxTokens: MAX_TOKENS });
+    const invalid = validate(schema, doc, RULES);
+    checked =
+      invalid.length > 0
+        ? { refusal: { status: 400, body: { errors: plainErrors(invalid, 'ValidationError') } } }
+        : { doc };
+  } catch (err) {
+    if (!(err instanceof GraphQLError)) throw err;
+    checked = { refusal: { status: 400, body: { errors: plainErrors([err], 'InvalidSyntax') } } };
+  }
+  documents.set(query, checked);
+  return checked;
+}
+
 export interface GraphQLLimits {
   /** List items one answer may hold (default MAX_LIST_ITEMS). */
   maxItems?: number;
@@ -308,15 +337,9 @@ export async function runGraphQL(
   limits: GraphQLLimits = {},
 ): Promise<GraphQLAnswer> {
   const schema = alderSchema();
-  let doc: DocumentNode;
-  try {
-    doc = parse(request.query, { maxTokens: MAX_TOKENS });
-  } catch (err) {
-    if (!(err instanceof GraphQLError)) throw err;
-    return { status: 400, body: { errors: plainErrors([err], 'InvalidSyntax') } };
-  }
-  const invalid = validate(schema, doc, RULES);
-  if (invalid.length > 0) return { status: 400, body: { errors: plainErrors(invalid, 'ValidationError') } };
+  const checked = checkDocument(schema, request.query);
+  if ('refusal' in checked) return checked.refusal;
+  const doc = checked.doc;
   const complexity = queryComplexity(schema, doc, request.operationName);
   if (complexity > MAX_COMPLEXITY) {
     return {

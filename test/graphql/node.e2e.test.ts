@@ -34,6 +34,7 @@ describe('GraphQL endpoint of the CLI', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query, variables }),
     });
+    // biome-ignore lint/suspicious/noExplicitAny: GraphQL answers are untyped JSON
     return { status: res.status, body: (await res.json()) as { data?: any; errors?: any[] } };
   }
 
@@ -63,6 +64,7 @@ describe('GraphQL endpoint of the CLI', () => {
     );
     expect(again.body.errors?.[0].extensions.classification).toBe('DataFetchingException');
 
+    // biome-ignore lint/suspicious/noExplicitAny: GraphQL answers are untyped JSON
     let mined: any;
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline) {
@@ -87,7 +89,7 @@ describe('GraphQL endpoint of the CLI', () => {
     expect(mined.to.balance).toBe(await rpc(node.url, 'eth_getBalance', [TO, mined.block.number]));
 
     // A transaction below the sender's nonce now: Besu's code and message.
-    const stale = await gql('mutation { sendRawTransaction(data: "' + raw + '") }');
+    const stale = await gql(`mutation { sendRawTransaction(data: "${raw}") }`);
     expect(stale.status).toBe(400);
     expect(stale.body.errors?.[0]).toMatchObject({
       message: 'Exception while fetching data (/sendRawTransaction) : Nonce too low',

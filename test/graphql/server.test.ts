@@ -56,6 +56,7 @@ async function post(query: string, extra: Record<string, unknown> = {}, url = `$
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ query, ...extra }),
   });
+  // biome-ignore lint/suspicious/noExplicitAny: GraphQL answers are untyped JSON
   return { status: res.status, body: (await res.json()) as { data?: any; errors?: any[] } };
 }
 
@@ -265,6 +266,7 @@ describe('reads and agreement with JSON-RPC', () => {
       .result as Record<string, unknown>[];
     expect(body.data.logs.length).toBe(rpcLogs.length);
     expect(rpcLogs.length).toBeGreaterThan(0);
+    // biome-ignore lint/suspicious/noExplicitAny: GraphQL answers are untyped JSON
     body.data.logs.forEach((l: any, i: number) => {
       const r = rpcLogs[i] as Record<string, unknown>;
       expect(l.index).toBe(r.logIndex);
