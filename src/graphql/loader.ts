@@ -46,6 +46,7 @@ export interface RequestLimits {
 export class RequestLoader {
   private readonly blocks = new Map<string, Block | null>();
   private readonly receiptLists = new Map<string, StoredReceipt[] | null>();
+  private readonly rawReceiptLists = new Map<string, Uint8Array[] | null>();
   private readonly senderLists = new Map<string, Address[]>();
   private readonly txRefs = new Map<string, TxRef[]>();
   private readonly tds = new Map<string, bigint>();
@@ -104,6 +105,17 @@ export class RequestLoader {
     if (list === undefined) {
       list = this.services.chain.getReceipts(block.hash()) ?? null;
       this.receiptLists.set(key, list);
+    }
+    return list ?? undefined;
+  }
+
+  /** The block's receipts as stored (consensus encoding). */
+  rawReceipts(block: Block): Uint8Array[] | undefined {
+    const key = bytesToHex(block.hash());
+    let list = this.rawReceiptLists.get(key);
+    if (list === undefined) {
+      list = this.services.chain.getRawReceipts(block.hash()) ?? null;
+      this.rawReceiptLists.set(key, list);
     }
     return list ?? undefined;
   }

@@ -417,7 +417,7 @@ const Transaction: Record<string, Resolver<TxRef>> = {
   raw: (t) => (t.tx.type === 0 ? t.tx.serialize() : RLP.encode(t.tx.serialize())),
   rawReceipt(t, _a, loader) {
     if (!t.block || t.index === undefined) return new Uint8Array();
-    const raw = loader.services.chain.getRawReceipts(t.block.hash())?.[t.index];
+    const raw = loader.rawReceipts(t.block)?.[t.index];
     if (!raw) return new Uint8Array();
     return t.tx.type === 0 ? raw : RLP.encode(raw);
   },

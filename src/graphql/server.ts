@@ -90,7 +90,7 @@ export function readRequest(
   contentType: string | undefined,
   body: string,
 ): GraphQLRequest {
-  if (method === 'GET' || method === 'HEAD') {
+  if (method === 'GET') {
     const params = new URLSearchParams(query);
     return {
       query: params.get('query') ?? '',
@@ -200,7 +200,7 @@ export async function startGraphQLServer(opts: GraphQLServerOptions): Promise<Ru
         return { status: 405, headers: bareHeaders, body: 'Method Not Allowed' };
       }
       if (path === '/graphql') {
-        if (method !== 'GET' && method !== 'POST' && method !== 'HEAD') {
+        if (method !== 'GET' && method !== 'POST') {
           return { status: 405, headers: bareHeaders, body: 'Method Not Allowed' };
         }
         if (!acceptsJson(req.headers.accept))

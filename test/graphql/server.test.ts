@@ -5,6 +5,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { RLP } from '@ethereumjs/rlp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningGraphQLServer, startGraphQLServer } from '../../src/graphql/server.js';
 import { CONFORMANCE, openTestChain, type TestChain } from '../methods/chain.js';
@@ -278,6 +279,23 @@ describe('reads and agreement with JSON-RPC', () => {
     });
     expect(body.data.gasPrice).toBe((await chain.call('eth_gasPrice')).result);
     expect(body.data.maxPriorityFeePerGas).toBe((await chain.call('eth_maxPriorityFeePerGas')).result);
+  });
+
+  it('writes raw transactions and receipts as the block body and receipt list hold them', async () => {
+    const hash = '0x3ecd2ca6cf26c864d0ea5f038a58d4cd4a46a3e242fe92f446f392fdc232dd98';
+    const { body } = await post(
+      `{ transaction(hash: "${hash}") { type raw rawReceipt index block { number } } }`,
+    );
+    const t = body.data.transaction;
+    expect(t.type).toBe('0x2');
+    const canonical = (await chain.call('debug_getRawTransaction', [hash])).result as string;
+    const receipts = (await chain.call('debug_getRawReceipts', [t.block.number])).result as string[];
+    const receipt = receipts[Number(t.index)] as string;
+    // A typed envelope is an RLP byte string inside the block body and the receipt list.
+    const wrap = (hex: string) =>
+      `0x${Buffer.from(RLP.encode(Buffer.from(hex.slice(2), 'hex'))).toString('hex')}`;
+    expect(t.raw).toBe(wrap(canonical));
+    expect(t.rawReceipt).toBe(wrap(receipt));
   });
 
   it('serves the raw encodings, ommers and the parent link', async () => {
