@@ -57,18 +57,29 @@ function hasPrefix(text: string): boolean {
   return text.startsWith('0x') || text.startsWith('0X');
 }
 
-type BytesRule = { name: string; size?: number; pad?: boolean };
+/** `pad`: shorter values are padded on the left; `prefixed`: a value without `0x` has its own message. */
+type BytesRule = { name: string; size?: number; pad?: boolean; prefixed?: boolean };
+
+/** How Besu quotes a refused input: a literal as graphql-java prints it, a variable value as is. */
+function shown(input: unknown, literal: boolean): string {
+  return literal && typeof input === 'string' ? `StringValue{value='${input}'}` : String(input);
+}
+
+function refusal(name: string, input: unknown, literal: boolean): ScalarInputError {
+  const article = /^[AEIOU]/.test(name) ? 'an' : 'a';
+  return new ScalarInputError(
+    literal
+      ? `Value is not any ${name} : '${shown(input, literal)}'`
+      : `Unable to parse variable value ${shown(input, literal)} as ${article} ${name}`,
+  );
+}
 
 function parseBytes(rule: BytesRule, input: unknown, literal: boolean): Uint8Array {
-  if (typeof input !== 'string') {
-    throw new ScalarInputError(
-      literal
-        ? `Value is not any ${rule.name} : '${input}'`
-        : `Unable to parse variable value ${input} as ${rule.name}`,
-    );
+  if (typeof input !== 'string') throw refusal(rule.name, input, literal);
+  if (rule.prefixed !== false && !hasPrefix(input)) {
+    throw new ScalarInputError(`${rule.name} value '${input}' is not prefixed with 0x`);
   }
-  if (!hasPrefix(input)) throw new ScalarInputError(`${rule.name} value '${input}' is not prefixed with 0x`);
-  let bytes = lenientHex(input);
+  let bytes = hasPrefix(input) ? lenientHex(input) : undefined;
   if (bytes && rule.size !== undefined && bytes.length !== rule.size) {
     if (rule.pad && bytes.length < rule.size) {
       const padded = new Uint8Array(rule.size);
@@ -76,13 +87,7 @@ function parseBytes(rule: BytesRule, input: unknown, literal: boolean): Uint8Arr
       bytes = padded;
     } else bytes = undefined;
   }
-  if (!bytes) {
-    throw new ScalarInputError(
-      literal
-        ? `Value is not any ${rule.name} : '${input}'`
-        : `Unable to parse variable value ${input} as ${rule.name}`,
-    );
-  }
+  if (!bytes) throw refusal(rule.name, input, literal);
   return bytes;
 }
 
@@ -108,7 +113,7 @@ function bytesScalar(rule: BytesRule, description: string): GraphQLScalarType<Ui
   });
 }
 
-function parseNumber(name: string, max: bigint, input: unknown, literal: boolean): bigint {
+function parseNumber(name: string, max: bigint, input: unknown, node?: ValueNode): bigint {
   let value: bigint | undefined;
   if (typeof input === 'number' && Number.isSafeInteger(input)) value = BigInt(input);
   else if (typeof input === 'bigint') value = input;
@@ -121,9 +126,9 @@ function parseNumber(name: string, max: bigint, input: unknown, literal: boolean
   }
   if (value === undefined || value < 0n || value > max) {
     throw new ScalarInputError(
-      literal
-        ? `Value is not any ${name} : '${input}'`
-        : `Unable to parse variable value ${input} as an ${name}`,
+      node
+        ? `Value is not any ${name} : '${literalText(node)}'`
+        : `Unable to parse variable value ${String(input)} as an ${name}`,
     );
   }
   return value;
@@ -137,22 +142,22 @@ function numberScalar(name: string, max: bigint, description: string): GraphQLSc
       if (typeof value === 'bigint' || typeof value === 'number') return quantityOf(value);
       throw new TypeError(`Unable to serialize ${value} as an ${name}`);
     },
-    parseValue: (value) => parseNumber(name, max, value, false),
+    parseValue: (value) => parseNumber(name, max, value),
     parseLiteral(node) {
       if (node.kind === Kind.INT || node.kind === Kind.STRING)
-        return parseNumber(name, max, node.value, true);
+        return parseNumber(name, max, node.value, node);
       throw new ScalarInputError(`Value is not any ${name} : '${literalText(node)}'`);
     },
   });
 }
 
 export const scalars = {
-  Address: bytesScalar({ name: 'Address', size: 20 }, 'A 20-byte address'),
+  Address: bytesScalar({ name: 'Address', size: 20, prefixed: false }, 'A 20-byte address'),
   BigInt: numberScalar('BigInt', MAX_BIGINT, 'An unsigned integer of up to 256 bits'),
   Bytes: bytesScalar({ name: 'Bytes' }, 'Bytes of any length'),
   Bytes32: bytesScalar({ name: 'Bytes32', size: 32, pad: true }, '32 bytes'),
-  Hash: bytesScalar({ name: 'Hash', size: 32 }, 'A 32-byte hash'),
+  Hash: bytesScalar({ name: 'Hash', size: 32, pad: true }, 'A 32-byte hash'),
   LogTopic: bytesScalar({ name: 'LogTopic', size: 32, pad: true }, 'A 32-byte log topic'),
   Long: numberScalar('Long', MAX_LONG, 'A 64-bit unsigned integer'),
-  VersionedHash: bytesScalar({ name: 'VersionedHash', size: 32 }, 'A 32-byte versioned hash'),
+  VersionedHash: bytesScalar({ name: 'VersionedHash', size: 32, pad: true }, 'A 32-byte versioned hash'),
 };
