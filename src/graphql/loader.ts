@@ -19,6 +19,8 @@ import { ResultBoundError, TimeoutError } from './errors.js';
 /** A transaction as the resolvers see it: mined (with its block and index) or pending. */
 export interface TxRef {
   tx: TypedTransaction;
+  /** Known without hashing the transaction again (the chain keeps each block's transaction hashes). */
+  hash?: Uint8Array;
   sender: Address;
   block?: Block;
   index?: number;
@@ -141,8 +143,10 @@ export class RequestLoader {
         this.senderLists.set(key, senders);
       }
       const known = senders;
+      const hashes = this.services.chain.getTxHashes(block.hash()) ?? [];
       refs = block.transactions.map((tx, index) => ({
         tx,
+        hash: hashes[index],
         sender: known[index] ?? tx.getSenderAddress(),
         block,
         index,

@@ -139,7 +139,7 @@ function logsOfTx(loader: RequestLoader, ref: TxRef): LogRef[] | null {
       blockNumber: header.number,
       blockHash: header.hash(),
       blockTimestamp: header.timestamp,
-      transactionHash: ref.tx.hash(),
+      transactionHash: ref.hash ?? ref.tx.hash(),
       transactionIndex: ref.index as number,
       logIndex: logIndex + i,
       removed: false,
@@ -218,11 +218,8 @@ const Query: Record<string, Resolver<unknown>> = {
       const header = chain.getHeaderByNumber(n);
       if (!header) break;
       if (!bloomMayMatch(header.logsBloom, q)) continue;
-      const block = loader.blockByNumber(n);
-      const entries = blockLogs(chain, header, q, {
-        block,
-        receipts: block ? loader.receipts(block) : undefined,
-      });
+      // The transaction hashes come from the chain's index, not from decoding the block.
+      const entries = blockLogs(chain, header, q);
       loader.charge(entries.length);
       for (const entry of entries) out.push({ entry });
     }
@@ -313,10 +310,7 @@ const BlockType: Record<string, Resolver<BlockRef>> = {
     const block = b.block;
     if (!block) return [];
     const q = compileLogQuery(logQuery(args.filter as FilterInput));
-    const entries = blockLogs(loader.services.chain, b.header, q, {
-      block,
-      receipts: loader.receipts(block),
-    });
+    const entries = blockLogs(loader.services.chain, b.header, q, { receipts: loader.receipts(block) });
     loader.charge(entries.length);
     return entries.map((entry): LogRef => ({ entry }));
   },
@@ -348,7 +342,7 @@ const BlockType: Record<string, Resolver<BlockRef>> = {
 // ------------------------------------------------------------------------------------------- Transaction
 
 const Transaction: Record<string, Resolver<TxRef>> = {
-  hash: (t) => t.tx.hash(),
+  hash: (t) => t.hash ?? t.tx.hash(),
   nonce: (t) => t.tx.nonce,
   index: (t) => (t.index === undefined ? null : BigInt(t.index)),
   from: (t, args, loader): AccountRef => ({
