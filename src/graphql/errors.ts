@@ -3,6 +3,7 @@
  * message, carried in the error's `extensions` as `errorCode` and `errorMessage`); the rest are
  * argument failures worded in the message alone.
  */
+import type { LogQueryError } from '../filters/logQuery.js';
 import type { TxRejection } from '../txpool/pool.js';
 
 export interface GraphQLErrorSpec {
@@ -87,4 +88,12 @@ export function rejectionSpec(reason: TxRejection | 'DECODE'): GraphQLErrorSpec 
     default:
       return INTERNAL_ERROR;
   }
+}
+
+/** A log query the log service refused, as GraphQL answers it. */
+export function logQueryFailure(err: LogQueryError): Error {
+  if (err.reason === 'RANGE_TOO_WIDE') {
+    return new GraphQLArgumentError('Requested range exceeds maximum RPC range limit');
+  }
+  return new GraphQLCodedError(INVALID_PARAMS);
 }

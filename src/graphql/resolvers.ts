@@ -11,14 +11,21 @@ import { Address } from '@ethereumjs/util';
 import type { StoredReceipt } from '../chain/receipts.js';
 import { BLOB_GAS_PER_BLOB } from '../config/genesis.js';
 import { type CallRequest, InvalidSimulationError } from '../execution/simulator.js';
-import { blockLogs, bloomMayMatch, compileLogQuery, type LogEntry, type LogQuery } from '../filters/logs.js';
+import { LogQueryError, queryLogs } from '../filters/logQuery.js';
+import { compileLogQuery, type LogEntry, type LogQuery } from '../filters/logs.js';
 import { createdContractAddress } from '../rpc/format/receipt.js';
 import { effectiveGasPrice } from '../rpc/format/transaction.js';
 import { simulatorOf } from '../rpc/methods/eth/call.js';
 import { ethProtocolVersion } from '../rpc/methods/eth/chainInfo.js';
 import { gasPriceEstimate, priorityFeeEstimate } from '../rpc/methods/eth/gasPrice.js';
 import { TxPoolError } from '../txpool/pool.js';
-import { GraphQLArgumentError, GraphQLCodedError, INVALID_PARAMS, rejectionSpec } from './errors.js';
+import {
+  GraphQLArgumentError,
+  GraphQLCodedError,
+  INVALID_PARAMS,
+  logQueryFailure,
+  rejectionSpec,
+} from './errors.js';
 import type { AccountRef, BlockRef, RequestLoader, TxRef } from './loader.js';
 
 type Args = Record<string, unknown>;
@@ -207,23 +214,20 @@ const Query: Record<string, Resolver<unknown>> = {
     const from = filter.fromBlock ?? head;
     const to = filter.toBlock ?? head;
     if (from > to) throw new GraphQLCodedError(INVALID_PARAMS);
-    const max = loader.services.config.rpcMaxLogsRange;
-    if (max > 0 && to - from > BigInt(max)) {
-      throw new GraphQLArgumentError('Requested range exceeds maximum RPC range limit');
+    // Blocks past the head hold no logs yet: the range is cut there (eth_getLogs refuses it instead).
+    const scope = { from, to: lesser(to, head) };
+    if (scope.from > scope.to) return [];
+    let entries: LogEntry[];
+    try {
+      entries = queryLogs(chain, scope, compileLogQuery(logQuery(filter)), {
+        maxRange: loader.services.config.rpcMaxLogsRange,
+      });
+    } catch (err) {
+      if (err instanceof LogQueryError) throw logQueryFailure(err);
+      throw err;
     }
-    const q = compileLogQuery(logQuery(filter));
-    const out: LogRef[] = [];
-    const last = lesser(to, head);
-    for (let n = from; n <= last; n++) {
-      const header = chain.getHeaderByNumber(n);
-      if (!header) break;
-      if (!bloomMayMatch(header.logsBloom, q)) continue;
-      // The transaction hashes come from the chain's index, not from decoding the block.
-      const entries = blockLogs(chain, header, q);
-      loader.charge(entries.length);
-      for (const entry of entries) out.push({ entry });
-    }
-    return out;
+    loader.charge(entries.length);
+    return entries.map((entry): LogRef => ({ entry }));
   },
   gasPrice: (_p, _a, loader) => gasPriceEstimate(loader.services),
   maxPriorityFeePerGas: (_p, _a, loader) => priorityFeeEstimate(loader.services),
@@ -310,7 +314,7 @@ const BlockType: Record<string, Resolver<BlockRef>> = {
     const block = b.block;
     if (!block) return [];
     const q = compileLogQuery(logQuery(args.filter as FilterInput));
-    const entries = blockLogs(loader.services.chain, b.header, q, { receipts: loader.receipts(block) });
+    const entries = queryLogs(loader.services.chain, { blockHash: block.hash() }, q, { maxRange: 0 });
     loader.charge(entries.length);
     return entries.map((entry): LogRef => ({ entry }));
   },
