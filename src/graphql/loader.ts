@@ -26,10 +26,14 @@ export interface TxRef {
   index?: number;
 }
 
-/** A block or an ommer: ommers have only a header. */
+/**
+ * A block or an ommer. A block's body is read only when a field needs it (`block` is a getter), so a
+ * query for headers or state reads no bodies; an ommer has a header only.
+ */
 export interface BlockRef {
   header: BlockHeader;
-  block?: Block;
+  readonly block?: Block;
+  ommer?: boolean;
 }
 
 /** An account in the state of a block; no header means a block that does not exist (empty account). */
@@ -95,6 +99,23 @@ export class RequestLoader {
 
   headerByNumber(number: bigint): BlockHeader | undefined {
     return this.services.chain.getHeaderByNumber(number);
+  }
+
+  headerByHash(hash: Uint8Array): BlockHeader | undefined {
+    return this.services.chain.getHeader(hash);
+  }
+
+  /** A stored block by its header; the body is read on first use. */
+  blockRef(header: BlockHeader): BlockRef {
+    const loader = this;
+    let body: Block | undefined;
+    return {
+      header,
+      get block() {
+        body ??= loader.blockByHash(header.hash());
+        return body;
+      },
+    };
   }
 
   head(): Block {

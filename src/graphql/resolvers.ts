@@ -178,16 +178,16 @@ const Query: Record<string, Resolver<unknown>> = {
     const hasHash = hash !== undefined && hash !== null;
     if (hasNumber && hasHash) throw new GraphQLCodedError(INVALID_PARAMS);
     if (hasNumber) {
-      const block = loader.blockByNumber(number);
-      if (!block) throw new GraphQLArgumentError(`Block number ${number} was not found`);
-      return blockRef(block);
+      const header = loader.headerByNumber(number);
+      if (!header) throw new GraphQLArgumentError(`Block number ${number} was not found`);
+      return loader.blockRef(header);
     }
     if (hasHash) {
-      const block = loader.blockByHash(hash);
-      if (!block) throw new GraphQLArgumentError(`Block hash ${bytesText(hash)} was not found`);
-      return blockRef(block);
+      const header = loader.headerByHash(hash);
+      if (!header) throw new GraphQLArgumentError(`Block hash ${bytesText(hash)} was not found`);
+      return loader.blockRef(header);
     }
-    return blockRef(loader.head());
+    return loader.blockRef(loader.services.chain.headHeader());
   },
   blocks(_p, args, loader) {
     const head = loader.services.chain.head().number;
@@ -198,8 +198,8 @@ const Query: Record<string, Resolver<unknown>> = {
     const out: BlockRef[] = [];
     if (last >= from) loader.charge(Number(last - from + 1n));
     for (let n = from; n <= last; n++) {
-      const block = loader.blockByNumber(n);
-      if (block) out.push(blockRef(block));
+      const header = loader.headerByNumber(n);
+      if (header) out.push(loader.blockRef(header));
     }
     return out;
   },
@@ -265,8 +265,8 @@ const BlockType: Record<string, Resolver<BlockRef>> = {
   hash: (b) => b.header.hash(),
   parent(b, _a, loader) {
     if (b.header.number === 0n) return null;
-    const parent = loader.blockByHash(b.header.parentHash);
-    return parent ? blockRef(parent) : null;
+    const parent = loader.headerByHash(b.header.parentHash);
+    return parent ? loader.blockRef(parent) : null;
   },
   nonce: (b) => b.header.nonce,
   transactionsRoot: (b) => b.header.transactionsTrie,
@@ -289,16 +289,16 @@ const BlockType: Record<string, Resolver<BlockRef>> = {
   logsBloom: (b) => b.header.logsBloom,
   mixHash: (b) => b.header.mixHash,
   difficulty: (b) => b.header.difficulty,
-  totalDifficulty: (b, _a, loader) => (b.block ? loader.totalDifficulty(b.header) : 0n),
+  totalDifficulty: (b, _a, loader) => (b.ommer ? 0n : loader.totalDifficulty(b.header)),
   ommerCount: (b) => (b.block ? b.block.uncleHeaders.length : null),
   ommers(b, _a, loader) {
     if (!b.block) return null;
     loader.charge(b.block.uncleHeaders.length);
-    return b.block.uncleHeaders.map((header): BlockRef => ({ header }));
+    return b.block.uncleHeaders.map((header): BlockRef => ({ header, ommer: true }));
   },
   ommerAt(b, args) {
     const uncle = b.block?.uncleHeaders[Number(args.index as bigint)];
-    return uncle ? { header: uncle } : null;
+    return uncle ? { header: uncle, ommer: true } : null;
   },
   ommerHash: (b) => b.header.uncleHash,
   transactions(b, _a, loader) {
@@ -311,10 +311,9 @@ const BlockType: Record<string, Resolver<BlockRef>> = {
     return loader.transactions(b.block)[Number(args.index as bigint)] ?? null;
   },
   logs(b, args, loader) {
-    const block = b.block;
-    if (!block) return [];
+    if (b.ommer) return [];
     const q = compileLogQuery(logQuery(args.filter as FilterInput));
-    const entries = queryLogs(loader.services.chain, { blockHash: block.hash() }, q, { maxRange: 0 });
+    const entries = queryLogs(loader.services.chain, { blockHash: b.header.hash() }, q, { maxRange: 0 });
     loader.charge(entries.length);
     return entries.map((entry): LogRef => ({ entry }));
   },
