@@ -64,9 +64,17 @@ describe('GraphQL endpoint of the CLI', () => {
     );
     expect(again.body.errors?.[0].extensions.classification).toBe('DataFetchingException');
 
+    // Until mined it is pending, with its sender and no block.
+    const pending = await gql('{ pending { transactions { hash block { number } from { address } } } }');
+    expect(pending.status).toBe(200);
+    // biome-ignore lint/suspicious/noExplicitAny: GraphQL answers are untyped JSON
+    const listed = pending.body.data.pending.transactions.find((t: any) => t.hash === hash);
+    if (listed) expect(listed).toEqual({ hash, block: null, from: { address: DEV_ADDRESSES.a } });
+
+    // Mining on a busy machine can take a while; a block usually comes within seconds.
     // biome-ignore lint/suspicious/noExplicitAny: GraphQL answers are untyped JSON
     let mined: any;
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 100_000;
     while (Date.now() < deadline) {
       const { body } = await gql(
         'query t($h: Hash!) { transaction(hash: $h) { status index gasUsed block { number hash } from { address } to { address balance } } }',
@@ -100,7 +108,7 @@ describe('GraphQL endpoint of the CLI', () => {
         classification: 'DataFetchingException',
       },
     });
-  }, 60_000);
+  }, 150_000);
 
   it('answers the chain facts JSON-RPC answers', async () => {
     const { status, body } = await gql(
