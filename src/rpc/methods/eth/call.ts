@@ -5,12 +5,11 @@
  */
 
 import type { BlockHeader } from '@ethereumjs/block';
-import { createAddressFromString } from '@ethereumjs/util';
 import { SIMULATED_AUTHORIZATION_SIGNATURE } from '../../../execution/authorizations.js';
 import {
   type AccountOverride,
   type CallRequest,
-  CallSimulator,
+  type CallSimulator,
   InvalidSimulationError,
   type SimulationResult,
   type StateOverrides,
@@ -43,22 +42,9 @@ import {
 import type { Services } from '../../services.js';
 import type { RpcMethod } from '../types.js';
 
-const simulators = new WeakMap<Services, CallSimulator>();
-
-/** One simulator per node (it holds no per-call state). */
+/** The node's call simulator (built once in node.ts). */
 export function simulatorOf(services: Services): CallSimulator {
-  let s = simulators.get(services);
-  if (!s) {
-    const clique = services.clique;
-    s = new CallSimulator(
-      services.chain,
-      services.world,
-      services.config.rpcGasCap,
-      clique ? (header) => createAddressFromString(clique.proposerOf(header)) : undefined,
-    );
-    simulators.set(services, s);
-  }
-  return s;
+  return services.callSimulator;
 }
 
 function hexBytes(s: string): Uint8Array {
