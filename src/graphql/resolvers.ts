@@ -8,16 +8,13 @@ import type { BlockHeader, Block as ChainBlock } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address } from '@ethereumjs/util';
-import type { StoredReceipt } from '../chain/receipts.js';
+import { effectiveGasPrice } from '../chain/fees.js';
+import { createdContractAddress, type StoredReceipt } from '../chain/receipts.js';
 import { BLOB_GAS_PER_BLOB } from '../config/genesis.js';
 import { type CallRequest, InvalidSimulationError } from '../execution/simulator.js';
 import { LogQueryError, queryLogs } from '../filters/logQuery.js';
 import { compileLogQuery, type LogEntry, type LogQuery } from '../filters/logs.js';
-import { createdContractAddress } from '../rpc/format/receipt.js';
-import { effectiveGasPrice } from '../rpc/format/transaction.js';
-import { simulatorOf } from '../rpc/methods/eth/call.js';
 import { ethProtocolVersion } from '../rpc/methods/eth/chainInfo.js';
-import { gasPriceEstimate, priorityFeeEstimate } from '../rpc/methods/eth/gasPrice.js';
 import { TxPoolError } from '../txpool/pool.js';
 import {
   GraphQLArgumentError,
@@ -108,7 +105,7 @@ async function runCall(
   data: CallDataInput,
 ): Promise<CallResultValue> {
   try {
-    const r = await simulatorOf(loader.services).simulate(header, callRequest(data));
+    const r = await loader.services.callSimulator.simulate(header, callRequest(data));
     loader.checkDeadline();
     return { data: r.output, gasUsed: r.gasUsedBeforeRefund, status: r.status === 'success' ? 1n : 0n };
   } catch (err) {
@@ -229,8 +226,8 @@ const Query: Record<string, Resolver<unknown>> = {
     loader.charge(entries.length);
     return entries.map((entry): LogRef => ({ entry }));
   },
-  gasPrice: (_p, _a, loader) => gasPriceEstimate(loader.services),
-  maxPriorityFeePerGas: (_p, _a, loader) => priorityFeeEstimate(loader.services),
+  gasPrice: (_p, _a, loader) => loader.services.fees.gasPrice(),
+  maxPriorityFeePerGas: (_p, _a, loader) => loader.services.fees.maxPriorityFee(),
   // Alder does not sync from peers yet: never syncing (eth_syncing answers false).
   syncing: () => null,
   chainID: (_p, _a, loader) => loader.services.common.chainId(),
