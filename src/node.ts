@@ -24,6 +24,7 @@ import { Database } from './db/database.js';
 import { chainSubscriptionSource } from './events/chainSource.js';
 import { FilterManager } from './filters/manager.js';
 import { logger, setLogLevel } from './log.js';
+import { startMetrics } from './metrics/index.js';
 import { BlockBuilder } from './mining/builder.js';
 import { BlockProducer } from './mining/producer.js';
 import { MiningService } from './mining/service.js';
@@ -153,7 +154,20 @@ export async function startNode(config: Config): Promise<RunningNode> {
   const head = ctx.chain.head();
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];
+  const endpoints: Record<string, { host: string; port: number }> = {};
+  services.endpoints = endpoints;
   try {
+    const metrics = await startMetrics(config, {
+      chain: ctx.chain,
+      importer: ctx.importer,
+      txPool: services.txPool,
+      peerCount: services.peerCount,
+      maxPeers: config.maxPeers,
+    });
+    closers.push(() => metrics.close());
+    services.metrics = metrics.service;
+    if (metrics.endpoint) endpoints.metrics = metrics.endpoint;
+    const methods = metrics.instrument(allMethods);
     if (config.rpcHttpEnabled) {
       const auth = await createAuth({
         enabled: config.rpcHttpAuthenticationEnabled,
@@ -164,7 +178,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
         transport: 'HTTP',
       });
       const dispatcher = createDispatcher({
-        methods: allMethods,
+        methods,
         enabledGroups: config.rpcHttpApi,
         maxBatchSize: config.rpcHttpMaxBatchSize,
       });
@@ -182,6 +196,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
         readiness: () => true,
       });
       log.info(`JSON-RPC HTTP service started on ${config.rpcHttpHost}:${http.port}`);
+      endpoints.jsonrpc = { host: config.rpcHttpHost, port: http.port };
       closers.push(() => http.close());
     }
     if (config.rpcWsEnabled) {
@@ -201,7 +216,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
         ),
       );
       const dispatcher = createDispatcher({
-        methods: allMethods,
+        methods,
         // Besu serves the subscription methods on every WS connection, whatever --rpc-ws-api says.
         alwaysEnabled: subscriptionMethods,
         enabledGroups: config.rpcWsApi,
@@ -219,6 +234,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
         subscriptions,
       });
       log.info(`JSON-RPC WebSocket service started on ${config.rpcWsHost}:${ws.port}`);
+      endpoints.ws = { host: config.rpcWsHost, port: ws.port };
       closers.push(async () => {
         await ws.close();
         subscriptions.close();

@@ -8,6 +8,7 @@ import type { BlockImporter } from '../chain/importer.js';
 import type { Config } from '../config/types.js';
 import type { Clique } from '../consensus/clique/index.js';
 import type { FilterManager } from '../filters/manager.js';
+import type { MetricsService } from '../metrics/service.js';
 import type { MiningService } from '../mining/service.js';
 import type { WorldState } from '../state/worldState.js';
 import type { TxPool } from '../txpool/pool.js';
@@ -32,4 +33,8 @@ export interface Services {
   clique?: Clique;
   /** Block production (proof-of-work chains); absent where the consensus mines no blocks locally. */
   miner?: MiningService;
+  /** The metrics registry (debug_metrics); absent or disabled when metrics are off. */
+  metrics?: MetricsService;
+  /** Listening endpoints by service name (`jsonrpc`, `ws`, `p2p`, `metrics`, `graphQL`), for net_services. */
+  endpoints?: Record<string, { host: string; port: number }>;
 }

@@ -1,6 +1,7 @@
 /** Every JSON-RPC method Alder serves; the dispatcher enables them by group. */
 import { cliqueMethods } from './clique/index.js';
 import { debugBatchSendRawTransaction } from './debug/batchSend.js';
+import { debugMetrics } from './debug/metrics.js';
 import { debugRawMethods } from './debug/raw.js';
 import { blockMethods } from './eth/blocks.js';
 import { ethCall } from './eth/call.js';
@@ -24,6 +25,7 @@ import { uncleMethods } from './eth/uncles.js';
 import { workMethods } from './eth/work.js';
 import { minerMethods } from './miner/index.js';
 import { netMethods } from './net/net.js';
+import { netServices } from './net/services.js';
 import { txpoolMethods } from './txpool/txpool.js';
 import type { RpcMethod } from './types.js';
 import { web3Methods } from './web3/web3.js';
@@ -47,6 +49,8 @@ export const allMethods: RpcMethod[] = [
   ...minerDataMethods,
   ...web3Methods,
   ...netMethods,
+  netServices,
+  debugMetrics,
   ...debugRawMethods,
   ethSendRawTransaction,
   debugBatchSendRawTransaction,
