@@ -23,7 +23,7 @@ import { loadOrCreateNodeKey } from './crypto/nodeKey.js';
 import { Database } from './db/database.js';
 import { chainSubscriptionSource } from './events/chainSource.js';
 import { FilterManager } from './filters/manager.js';
-import { logger, setLogLevel } from './log.js';
+import { logger, setLogFormat, setLogLevel } from './log.js';
 import { startMetrics } from './metrics/index.js';
 import { BlockBuilder } from './mining/builder.js';
 import { BlockProducer } from './mining/producer.js';
@@ -116,6 +116,7 @@ export function clientVersion(config: Config): string {
 }
 
 export async function startNode(config: Config): Promise<RunningNode> {
+  setLogFormat(config.loggingFormat);
   setLogLevel(config.logging);
   const log = logger('node');
   const ctx = await openChain(config);
@@ -302,6 +303,7 @@ export async function importBlocks(
   files: string[],
   opts: ImportOptions,
 ): Promise<ImportSummary> {
+  setLogFormat(config.loggingFormat);
   setLogLevel(config.logging);
   const log = logger('import');
   const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });

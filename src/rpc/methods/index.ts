@@ -1,4 +1,5 @@
 /** Every JSON-RPC method Alder serves; the dispatcher enables them by group. */
+import { adminChangeLogLevel } from './admin/changeLogLevel.js';
 import { cliqueMethods } from './clique/index.js';
 import { debugBatchSendRawTransaction } from './debug/batchSend.js';
 import { debugMetrics } from './debug/metrics.js';
@@ -50,6 +51,7 @@ export const allMethods: RpcMethod[] = [
   ...web3Methods,
   ...netMethods,
   netServices,
+  adminChangeLogLevel,
   debugMetrics,
   ...debugRawMethods,
   ethSendRawTransaction,
