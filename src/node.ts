@@ -22,6 +22,7 @@ import { customCrypto, getKzg } from './crypto/index.js';
 import { loadOrCreateNodeKey } from './crypto/nodeKey.js';
 import { Database } from './db/database.js';
 import { chainSubscriptionSource } from './events/chainSource.js';
+import { BLOCKS_PER_SEGMENT, LogBloomCache } from './filters/bloomCache.js';
 import { FilterManager } from './filters/manager.js';
 import { logger, setLogFormat, setLogLevel } from './log.js';
 import { startMetrics } from './metrics/index.js';
@@ -64,6 +65,23 @@ export interface ExportOptions {
   /** Block after the last one to export (exclusive, as Besu's --end-block); absent: one block. */
   to?: bigint;
   file: string;
+  /** Called as blocks are written (for progress display). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface BloomCacheOptions {
+  /** First block; a multiple of 100,000. */
+  start: bigint;
+  /** Last block (default: the head). */
+  end?: bigint;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface BloomCacheSummary {
+  from: bigint;
+  to: bigint;
+  segments: number;
+  dir: string;
 }
 
 interface ChainContext {
@@ -158,6 +176,10 @@ export async function startNode(config: Config): Promise<RunningNode> {
   const endpoints: Record<string, { host: string; port: number }> = {};
   services.endpoints = endpoints;
   try {
+    const bloomCache = new LogBloomCache(ctx.chain, config.dataPath);
+    bloomCache.start(config.autoLogBloomCachingEnabled);
+    services.logBloomCache = bloomCache;
+    closers.push(() => bloomCache.stop());
     const metrics = await startMetrics(config, {
       chain: ctx.chain,
       importer: ctx.importer,
@@ -309,6 +331,9 @@ export async function importBlocks(
   const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });
   let imported = 0;
   let skipped = 0;
+  // One cheap pass over the files gives the progress display its total (blocks are not decoded).
+  let total = 0;
+  if (opts.onProgress) for (const file of files) for (const _ of readBlockFile(file)) total++;
   try {
     for (const file of files) {
       for (const { rlp, offset } of readBlockFile(file)) {
@@ -340,7 +365,7 @@ export async function importBlocks(
         );
         // Let I/O (log output, signals) through between blocks.
         await new Promise<void>((resolve) => setImmediate(resolve));
-        opts.onProgress?.(imported + skipped, undefined, block.header.number);
+        opts.onProgress?.(imported + skipped, total, block.header.number);
       }
     }
     const head = ctx.chain.head();
@@ -359,15 +384,39 @@ export async function exportBlocks(config: Config, opts: ExportOptions): Promise
     if (opts.from < 0n || opts.from > to)
       throw new Error(`nothing to export: start block ${opts.from} is after the head (${head})`);
     const chain = ctx.chain;
+    const total = Number(to - opts.from + 1n);
     function* blocks() {
       for (let n = opts.from; n <= to; n++) {
         const hash = chain.canonicalHash(n);
         const raw = hash && chain.getRawBlock(hash);
         if (!raw) throw new Error(`block ${n} is missing from the database`);
         yield raw;
+        opts.onProgress?.(Number(n - opts.from + 1n), total);
       }
     }
     return writeBlockFile(opts.file, blocks());
+  } finally {
+    await ctx.db.close();
+  }
+}
+
+/** `operator generate-log-bloom-cache`: writes the cache files of `start..end` (end: the head) offline. */
+export async function generateLogBloomCache(
+  config: Config,
+  opts: BloomCacheOptions,
+): Promise<BloomCacheSummary> {
+  setLogFormat(config.loggingFormat);
+  setLogLevel(config.logging);
+  const ctx = await openChain(config);
+  try {
+    const head = ctx.chain.head().number;
+    const end = opts.end === undefined || opts.end > head ? head : opts.end;
+    const cache = new LogBloomCache(ctx.chain, config.dataPath, { onProgress: opts.onProgress });
+    cache.start(false);
+    await cache.generate(opts.start, end);
+    const S = BigInt(BLOCKS_PER_SEGMENT);
+    const segments = end > opts.start ? Number((end - 1n) / S - opts.start / S + 1n) : 0;
+    return { from: opts.start, to: end, segments, dir: cache.dir };
   } finally {
     await ctx.db.close();
   }

@@ -4,6 +4,7 @@
  *   alder [options]                                  run the node until SIGINT/SIGTERM
  *   alder [options] blocks import --from=FILE...     import RLP-encoded blocks
  *   alder [options] blocks export --to=FILE [--start-block=N] [--end-block=M]
+ *   alder [options] operator generate-log-bloom-cache [--start-block=N] [--end-block=M]
  *   alder password hash --password=PASSWORD          print a bcrypt hash for a credentials file
  *
  * Errors print one line on stderr and exit non-zero; the stack trace only with --logging=DEBUG
@@ -19,7 +20,16 @@ import {
   normalizeBooleanFlags,
 } from '../config/options.js';
 import type { Config } from '../config/types.js';
-import type { ExportOptions, ImportOptions, ImportSummary, RunningNode } from '../node.js';
+import { BLOCKS_PER_SEGMENT } from '../filters/bloomCache.js';
+import type {
+  BloomCacheOptions,
+  BloomCacheSummary,
+  ExportOptions,
+  ImportOptions,
+  ImportSummary,
+  RunningNode,
+} from '../node.js';
+import { createProgress } from './progress.js';
 
 /** What main talks to; tests replace parts of it. */
 export interface CliIo {
@@ -32,6 +42,7 @@ export interface CliIo {
   startNode(config: Config): Promise<RunningNode>;
   importBlocks(config: Config, files: string[], opts: ImportOptions): Promise<ImportSummary>;
   exportBlocks(config: Config, opts: ExportOptions): Promise<number>;
+  generateLogBloomCache(config: Config, opts: BloomCacheOptions): Promise<BloomCacheSummary>;
   hashPassword(password: string): Promise<string>;
 }
 
@@ -72,7 +83,7 @@ function buildProgram(io: CliIo): Command {
     if (cmd.args[0] === 'help') program.help();
     if (cmd.args.length > 0) {
       throw new ConfigError(
-        `Unknown command '${cmd.args[0]}' (commands: blocks, password; see alder --help)`,
+        `Unknown command '${cmd.args[0]}' (commands: blocks, operator, password; see alder --help)`,
       );
     }
     await runNode(config(), io);
@@ -139,8 +150,59 @@ function buildProgram(io: CliIo): Command {
         throw new ConfigError(`--end-block (${to}) must be greater than --start-block (${from})`);
       }
       const file = opts.to as string;
-      const count = await io.exportBlocks(config(), { from, to, file });
+      const progress = createProgress(io.stderr, { label: 'Exporting blocks', unit: 'blocks' });
+      let count: number;
+      try {
+        count = await io.exportBlocks(config(), {
+          from,
+          to,
+          file,
+          onProgress: (done, total) => progress.update(done, total),
+        });
+      } finally {
+        progress.finish();
+      }
       io.stdout.write(`Exported ${count} block${count === 1 ? '' : 's'} to ${file}\n`);
+    });
+
+  const operator = program
+    .command('operator')
+    .description('Operator utilities')
+    .exitOverride()
+    .allowExcessArguments(false);
+  operator
+    .command('generate-log-bloom-cache')
+    .description('Generate the log bloom cache files of the chain in <data-path>/caches')
+    .addOption(
+      new Option(
+        '--start-block <LONG>',
+        `The block to start generating the cache; a multiple of ${BLOCKS_PER_SEGMENT} (default: 0)`,
+      ),
+    )
+    .addOption(
+      new Option('--end-block <LONG>', 'The block to stop generating the cache (default: the chain head)'),
+    )
+    .exitOverride()
+    .action(async (opts: Record<string, unknown>) => {
+      const start = blockNumber(opts.startBlock, '--start-block') ?? 0n;
+      const end = blockNumber(opts.endBlock, '--end-block');
+      if (start % BigInt(BLOCKS_PER_SEGMENT) !== 0n) {
+        throw new ConfigError(`Start block must be an even increment of ${BLOCKS_PER_SEGMENT}`);
+      }
+      const progress = createProgress(io.stderr, { label: 'Generating log bloom cache', unit: 'blocks' });
+      let summary: BloomCacheSummary;
+      try {
+        summary = await io.generateLogBloomCache(config(), {
+          start,
+          end,
+          onProgress: (done, total) => progress.update(done, total),
+        });
+      } finally {
+        progress.finish();
+      }
+      io.stdout.write(
+        `Wrote the log blooms of blocks ${summary.from} to ${summary.to} in ${summary.segments} segment file${summary.segments === 1 ? '' : 's'} under ${summary.dir}\n`,
+      );
     });
 
   const password = program
@@ -172,23 +234,13 @@ async function importWithProgress(
   skipPowValidation: boolean,
   io: CliIo,
 ): Promise<ImportSummary> {
-  const tty = io.stderr.isTTY === true;
-  let lastDraw = 0;
-  let drawn = false;
-  const onProgress = (imported: number, total: number | undefined, number: bigint): void => {
-    if (!tty) return;
-    const now = Date.now();
-    if (now - lastDraw < 100 && imported !== total) return;
-    lastDraw = now;
-    drawn = true;
-    const of = total === undefined ? '' : `/${total}`;
-    const pct = total === undefined || total === 0 ? '' : ` ${Math.floor((imported * 100) / total)}%`;
-    io.stderr.write(`\rImporting blocks: ${imported}${of}${pct} (block ${number})\x1b[K`);
-  };
+  const progress = createProgress(io.stderr, { label: 'Importing blocks', unit: 'blocks' });
+  const onProgress = (imported: number, total: number | undefined, number: bigint): void =>
+    progress.update(imported, total, `block ${number}`);
   try {
     return await io.importBlocks(config, files, { skipPowValidation, onProgress });
   } finally {
-    if (drawn) io.stderr.write('\n');
+    progress.finish();
   }
 }
 
@@ -263,6 +315,8 @@ function defaultIo(): CliIo {
     importBlocks: async (config, files, opts) =>
       (await import('../node.js')).importBlocks(config, files, opts),
     exportBlocks: async (config, opts) => (await import('../node.js')).exportBlocks(config, opts),
+    generateLogBloomCache: async (config, opts) =>
+      (await import('../node.js')).generateLogBloomCache(config, opts),
     hashPassword: async (password) => (await import('../rpc/auth/password.js')).hashPassword(password),
   };
 }

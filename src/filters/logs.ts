@@ -169,9 +169,29 @@ export function blockLogs(
   return out;
 }
 
+/** Where a range's blooms come from when not from the headers (the log bloom cache). */
+export interface BloomSource {
+  /** Numbers of the canonical blocks in `from..to` whose bloom passes `mayMatch`, ascending. */
+  candidates(from: bigint, to: bigint, mayMatch: (bloom: Uint8Array) => boolean): Iterable<bigint>;
+}
+
 /** Matching logs of the canonical blocks `from..to` (inclusive), oldest first. */
-export function canonicalLogs(chain: ChainStore, from: bigint, to: bigint, q: CompiledLogQuery): LogEntry[] {
+export function canonicalLogs(
+  chain: ChainStore,
+  from: bigint,
+  to: bigint,
+  q: CompiledLogQuery,
+  blooms?: BloomSource,
+): LogEntry[] {
   const out: LogEntry[] = [];
+  if (blooms) {
+    for (const n of blooms.candidates(from, to, (bloom) => bloomMayMatch(bloom, q))) {
+      const header = chain.getHeaderByNumber(n);
+      if (!header) break;
+      for (const log of blockLogs(chain, header, q)) out.push(log);
+    }
+    return out;
+  }
   for (let n = from; n <= to; n++) {
     const header = chain.getHeaderByNumber(n);
     if (!header) break;

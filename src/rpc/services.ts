@@ -7,6 +7,7 @@ import type { ChainStore } from '../chain/chainStore.js';
 import type { BlockImporter } from '../chain/importer.js';
 import type { Config } from '../config/types.js';
 import type { Clique } from '../consensus/clique/index.js';
+import type { LogBloomCache } from '../filters/bloomCache.js';
 import type { FilterManager } from '../filters/manager.js';
 import type { MetricsService } from '../metrics/service.js';
 import type { MiningService } from '../mining/service.js';
@@ -33,6 +34,8 @@ export interface Services {
   clique?: Clique;
   /** Block production (proof-of-work chains); absent where the consensus mines no blocks locally. */
   miner?: MiningService;
+  /** The log bloom cache files (eth_getLogs and log filters read full segments from them). */
+  logBloomCache?: LogBloomCache;
   /** The metrics registry (debug_metrics); absent or disabled when metrics are off. */
   metrics?: MetricsService;
   /** Listening endpoints by service name (`jsonrpc`, `ws`, `p2p`, `metrics`, `graphQL`), for net_services. */

@@ -1,5 +1,6 @@
 /** Every JSON-RPC method Alder serves; the dispatcher enables them by group. */
 import { adminChangeLogLevel } from './admin/changeLogLevel.js';
+import { logBloomCacheMethods } from './admin/logBloomCache.js';
 import { cliqueMethods } from './clique/index.js';
 import { debugBatchSendRawTransaction } from './debug/batchSend.js';
 import { debugMetrics } from './debug/metrics.js';
@@ -52,6 +53,7 @@ export const allMethods: RpcMethod[] = [
   ...netMethods,
   netServices,
   adminChangeLogLevel,
+  ...logBloomCacheMethods,
   debugMetrics,
   ...debugRawMethods,
   ethSendRawTransaction,

@@ -96,7 +96,7 @@ export const ethGetFilterLogs: RpcMethod = {
       return formatLogs(blockLogs(chain, header, f.spec.query));
     }
     const { from, to } = logRange(chain, request);
-    return formatLogs(canonicalLogs(chain, from, to, f.spec.query));
+    return formatLogs(canonicalLogs(chain, from, to, f.spec.query, services.logBloomCache));
   },
 };
 

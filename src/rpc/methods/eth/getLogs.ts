@@ -114,6 +114,6 @@ export const ethGetLogs: RpcMethod = {
     const { from, to } = logRange(chain, filter);
     const max = services.config.rpcMaxLogsRange;
     if (max > 0 && to - from > BigInt(max)) throw new RpcError(EXCEEDS_RPC_MAX_BLOCK_RANGE);
-    return logCache(services).answer(canonicalLogs(chain, from, to, q));
+    return logCache(services).answer(canonicalLogs(chain, from, to, q, services.logBloomCache));
   },
 };
