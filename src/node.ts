@@ -29,10 +29,12 @@ import { startMetrics } from './metrics/index.js';
 import { BlockBuilder } from './mining/builder.js';
 import { BlockProducer } from './mining/producer.js';
 import { MiningService } from './mining/service.js';
+import { PluginService } from './plugins/service.js';
 import { createAuth } from './rpc/auth/index.js';
 import { createDispatcher } from './rpc/dispatch.js';
 import { blockAnswerOf } from './rpc/methods/eth/blocks.js';
 import { allMethods } from './rpc/methods/index.js';
+import { pluginRpcMethods } from './rpc/methods/plugins/index.js';
 import { startHttpServer } from './rpc/server/http.js';
 import { startWsServer } from './rpc/server/ws.js';
 import type { Services } from './rpc/services.js';
@@ -133,7 +135,12 @@ export function clientVersion(config: Config): string {
   return `alder${id}/v${VERSION}/${platform()}-${arch()}/node-${process.version}`;
 }
 
-export async function startNode(config: Config): Promise<RunningNode> {
+export interface StartOptions {
+  /** `--plugin-<name>-<option>` values taken from the command line. */
+  pluginArgs?: ReadonlyMap<string, string>;
+}
+
+export async function startNode(config: Config, opts: StartOptions = {}): Promise<RunningNode> {
   setLogFormat(config.loggingFormat);
   setLogLevel(config.logging);
   const log = logger('node');
@@ -190,7 +197,17 @@ export async function startNode(config: Config): Promise<RunningNode> {
     closers.push(() => metrics.close());
     services.metrics = metrics.service;
     if (metrics.endpoint) endpoints.metrics = metrics.endpoint;
-    const methods = metrics.instrument(allMethods);
+    const plugins = new PluginService({ chain: ctx.chain, world: ctx.world, txPool: services.txPool });
+    await plugins.load({
+      dataPath: config.dataPath,
+      plugins: config.plugins,
+      continueOnError: config.pluginContinueOnError,
+      args: opts.pluginArgs ?? new Map(),
+      env: process.env,
+    });
+    services.plugins = plugins;
+    closers.push(() => plugins.stop());
+    const methods = metrics.instrument([...allMethods, ...pluginRpcMethods(plugins.methods())]);
     if (config.rpcHttpEnabled) {
       const auth = await createAuth({
         enabled: config.rpcHttpAuthenticationEnabled,
@@ -263,6 +280,13 @@ export async function startNode(config: Config): Promise<RunningNode> {
         subscriptions.close();
       });
     }
+  } catch (err) {
+    for (const close of closers.reverse()) await close();
+    await ctx.db.close();
+    throw err;
+  }
+  try {
+    await services.plugins?.start();
   } catch (err) {
     for (const close of closers.reverse()) await close();
     await ctx.db.close();

@@ -28,7 +28,9 @@ import type {
   ImportOptions,
   ImportSummary,
   RunningNode,
+  StartOptions,
 } from '../node.js';
+import { extractPluginArgs } from '../plugins/service.js';
 import { createProgress } from './progress.js';
 
 /** What main talks to; tests replace parts of it. */
@@ -39,7 +41,7 @@ export interface CliIo {
   exit(code: number): void;
   /** Resolves when the node should stop (SIGINT or SIGTERM). */
   waitForShutdown(): Promise<string>;
-  startNode(config: Config): Promise<RunningNode>;
+  startNode(config: Config, opts?: StartOptions): Promise<RunningNode>;
   importBlocks(config: Config, files: string[], opts: ImportOptions): Promise<ImportSummary>;
   exportBlocks(config: Config, opts: ExportOptions): Promise<number>;
   generateLogBloomCache(config: Config, opts: BloomCacheOptions): Promise<BloomCacheSummary>;
@@ -50,19 +52,24 @@ const SUBCOMMAND_BOOLEANS = ['--skip-pow-validation-enabled', '--run'];
 
 export async function main(argv: string[], overrides: Partial<CliIo> = {}): Promise<void> {
   const io: CliIo = { ...defaultIo(), ...overrides };
-  const program = buildProgram(io);
+  // Plugin options are declared by the plugins, known only once they load: set aside until then.
+  const { argv: nodeArgv, pluginArgs } = extractPluginArgs(argv);
+  const program = buildProgram(io, pluginArgs);
   let code = 0;
   try {
-    await program.parseAsync(normalizeBooleanFlags(argv, [...booleanFlagNames(), ...SUBCOMMAND_BOOLEANS]), {
-      from: 'user',
-    });
+    await program.parseAsync(
+      normalizeBooleanFlags(nodeArgv, [...booleanFlagNames(), ...SUBCOMMAND_BOOLEANS]),
+      {
+        from: 'user',
+      },
+    );
   } catch (err) {
     code = reportError(err, io, argv);
   }
   io.exit(code);
 }
 
-function buildProgram(io: CliIo): Command {
+function buildProgram(io: CliIo, pluginArgs: ReadonlyMap<string, string>): Command {
   const program = new Command('alder')
     .description(
       'Alder, an Ethereum execution node with the JSON-RPC interface and options of Hyperledger Besu',
@@ -86,7 +93,7 @@ function buildProgram(io: CliIo): Command {
         `Unknown command '${cmd.args[0]}' (commands: blocks, operator, password; see alder --help)`,
       );
     }
-    await runNode(config(), io);
+    await runNode(config(), io, pluginArgs);
   });
 
   const blocks = program
@@ -128,7 +135,7 @@ function buildProgram(io: CliIo): Command {
           `${summary.skipped > 0 ? ` (${summary.skipped} already known)` : ''}; ` +
           `head is block ${summary.head.number} ${summary.head.hash}\n`,
       );
-      if (flag(opts.run, '--run')) await runNode(cfg, io);
+      if (flag(opts.run, '--run')) await runNode(cfg, io, pluginArgs);
     });
 
   blocks
@@ -222,8 +229,8 @@ function buildProgram(io: CliIo): Command {
   return program;
 }
 
-async function runNode(config: Config, io: CliIo): Promise<void> {
-  const node = await io.startNode(config);
+async function runNode(config: Config, io: CliIo, pluginArgs: ReadonlyMap<string, string>): Promise<void> {
+  const node = await io.startNode(config, pluginArgs.size > 0 ? { pluginArgs } : undefined);
   await io.waitForShutdown();
   await node.stop();
 }
@@ -311,7 +318,7 @@ function defaultIo(): CliIo {
     env: process.env,
     exit: (code) => process.exit(code),
     waitForShutdown,
-    startNode: async (config) => (await import('../node.js')).startNode(config),
+    startNode: async (config, opts) => (await import('../node.js')).startNode(config, opts),
     importBlocks: async (config, files, opts) =>
       (await import('../node.js')).importBlocks(config, files, opts),
     exportBlocks: async (config, opts) => (await import('../node.js')).exportBlocks(config, opts),

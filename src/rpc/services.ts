@@ -11,6 +11,7 @@ import type { LogBloomCache } from '../filters/bloomCache.js';
 import type { FilterManager } from '../filters/manager.js';
 import type { MetricsService } from '../metrics/service.js';
 import type { MiningService } from '../mining/service.js';
+import type { PluginService } from '../plugins/service.js';
 import type { WorldState } from '../state/worldState.js';
 import type { TxPool } from '../txpool/pool.js';
 
@@ -36,6 +37,8 @@ export interface Services {
   miner?: MiningService;
   /** The log bloom cache files (eth_getLogs and log filters read full segments from them). */
   logBloomCache?: LogBloomCache;
+  /** Loaded plugins (plugins_reloadPluginConfig). */
+  plugins?: PluginService;
   /** The metrics registry (debug_metrics); absent or disabled when metrics are off. */
   metrics?: MetricsService;
   /** Listening endpoints by service name (`jsonrpc`, `ws`, `p2p`, `metrics`, `graphQL`), for net_services. */

@@ -28,6 +28,7 @@ import { workMethods } from './eth/work.js';
 import { minerMethods } from './miner/index.js';
 import { netMethods } from './net/net.js';
 import { netServices } from './net/services.js';
+import { pluginsReloadPluginConfigMethods } from './plugins/index.js';
 import { txpoolMethods } from './txpool/txpool.js';
 import type { RpcMethod } from './types.js';
 import { web3Methods } from './web3/web3.js';
@@ -54,6 +55,7 @@ export const allMethods: RpcMethod[] = [
   netServices,
   adminChangeLogLevel,
   ...logBloomCacheMethods,
+  ...pluginsReloadPluginConfigMethods,
   debugMetrics,
   ...debugRawMethods,
   ethSendRawTransaction,
