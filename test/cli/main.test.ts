@@ -124,8 +124,9 @@ describe('alder blocks', () => {
   it('import shows progress on a terminal', async () => {
     const r = await run(['--network=dev', 'blocks', 'import', `--from=${blocksFile}`], {}, true);
     expect(r.stderr).toMatch(
-      /\r\[#{30}\] Importing blocks: 3\/3 blocks \(100%\), [0-9.]+ blocks\/s, \S+ elapsed \(block 3\)\x1b\[K\n$/,
+      /\r\[#{30}\] Importing blocks: 3\/3 blocks \(100%\), [0-9.]+ blocks\/s, \S+ elapsed \(block 3\)/,
     );
+    expect(r.stderr.endsWith('\u001b[K\n')).toBe(true);
     expect(r.stderr.endsWith('\n')).toBe(true);
   });
 
