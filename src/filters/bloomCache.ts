@@ -351,6 +351,7 @@ export class LogBloomCache {
     if (start % S !== 0n) throw new Error('Start block must be at the beginning of a file');
     if (this.isCaching) return;
     this.caching++;
+    this.lastProgressLine = Date.now();
     try {
       mkdirSync(this.dir, { recursive: true });
       const head = this.chain.head().number;
@@ -367,7 +368,7 @@ export class LogBloomCache {
           for (let from = s; from < s + S && !this.stopped; from += BigInt(READ_CHUNK_BLOCKS)) {
             const to = from + BigInt(READ_CHUNK_BLOCKS) < s + S ? from + BigInt(READ_CHUNK_BLOCKS) : s + S;
             reached = this.fillAt(fd, s, from, to);
-            this.opts.onProgress?.(Number(reached - start), total);
+            this.progress(Number(reached - start), total);
             if (reached < to) break;
             await new Promise<void>((resolve) => setImmediate(resolve));
           }
@@ -401,6 +402,23 @@ export class LogBloomCache {
     const used = Number(n - from) * BLOOM_BYTES;
     if (used > 0) writeSync(fd, buf, 0, used, Number(from - segmentStart) * BLOOM_BYTES);
     return n;
+  }
+
+  private lastProgressLine = 0;
+
+  /** Reports generation progress: to `onProgress` when given, else a log line every 5 s. */
+  private progress(done: number, total: number): void {
+    if (this.opts.onProgress) {
+      this.opts.onProgress(done, total);
+      return;
+    }
+    const now = Date.now();
+    if (now - this.lastProgressLine < 5000) return;
+    this.lastProgressLine = now;
+    const pct = total > 0 ? Math.min(100, Math.floor((done * 100) / total)) : 100;
+    this.log.info(
+      `Generating log bloom cache: ${done}/${total} blocks (${pct}%), at block ${this.status.currentBlock}`,
+    );
   }
 
   private runJob(work: () => Promise<void>): void {
