@@ -197,7 +197,12 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     closers.push(() => metrics.close());
     services.metrics = metrics.service;
     if (metrics.endpoint) endpoints.metrics = metrics.endpoint;
-    const plugins = new PluginService({ chain: ctx.chain, world: ctx.world, txPool: services.txPool });
+    const plugins = new PluginService({
+      chain: ctx.chain,
+      world: ctx.world,
+      txPool: services.txPool,
+      blooms: bloomCache,
+    });
     await plugins.load({
       dataPath: config.dataPath,
       plugins: config.plugins,

@@ -10,7 +10,14 @@ import { pathToFileURL } from 'node:url';
 import { bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { ConfigError } from '../config/errors.js';
-import { blockLogs, canonicalLogs, compileLogQuery, type LogEntry, type LogQuery } from '../filters/logs.js';
+import {
+  type BloomSource,
+  blockLogs,
+  canonicalLogs,
+  compileLogQuery,
+  type LogEntry,
+  type LogQuery,
+} from '../filters/logs.js';
 import { logger } from '../log.js';
 import type { WorldState } from '../state/worldState.js';
 import type { PooledTx, TxPool } from '../txpool/pool.js';
@@ -57,6 +64,8 @@ export interface PluginSources {
   chain: ChainStore;
   world: WorldState;
   txPool?: TxPool;
+  /** The log bloom cache, for `chain.getLogs`. */
+  blooms?: BloomSource;
 }
 
 export interface PluginLoadOptions {
@@ -355,7 +364,9 @@ export class PluginService {
       getBlockByNumber: (n) => chain.getBlockByNumber(n),
       getBlockByHash: (h) => chain.getBlock(hexToBytes(h as `0x${string}`)),
       getLogs: (from, to, filter) =>
-        canonicalLogs(chain, from, to, compileLogQuery(toLogQuery(filter))).map(toPluginLog),
+        canonicalLogs(chain, from, to, compileLogQuery(toLogQuery(filter)), this.sources.blooms).map(
+          toPluginLog,
+        ),
       getAccount: async (address, blockNumber) => {
         const account = await stateAt(blockNumber).getAccount(createAddressFromString(address));
         return account
