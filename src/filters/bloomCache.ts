@@ -188,7 +188,11 @@ export class LogBloomCache {
    * Numbers of the canonical blocks in `from..to` (inclusive) whose bloom passes `mayMatch`, ascending.
    * Full segments are read from their files, 4,096 blooms at a time; other blocks from their headers.
    */
-  *candidates(from: bigint, to: bigint, mayMatch: (bloom: Uint8Array) => boolean): Generator<bigint> {
+  *candidates(
+    from: bigint,
+    to: bigint,
+    mayMatch: (blooms: Uint8Array, offset: number) => boolean,
+  ): Generator<bigint> {
     const chunk = Buffer.allocUnsafe(READ_CHUNK_BLOCKS * BLOOM_BYTES);
     let n = from;
     while (n <= to) {
@@ -200,7 +204,7 @@ export class LogBloomCache {
         for (; n <= last; n++) {
           const bloom = canonicalBloom(this.chain, n);
           if (bloom === undefined) return;
-          if (mayMatch(bloom)) yield n;
+          if (mayMatch(bloom, 0)) yield n;
         }
         continue;
       }
@@ -220,8 +224,7 @@ export class LogBloomCache {
           if (got < bytes)
             throw new Error(`log bloom cache file of segment ${segment} is shorter than expected`);
           for (let i = 0; i < count; i++) {
-            if (mayMatch(chunk.subarray(i * BLOOM_BYTES, (i + 1) * BLOOM_BYTES)))
-              yield base + BigInt(index + i);
+            if (mayMatch(chunk, i * BLOOM_BYTES)) yield base + BigInt(index + i);
           }
           index += count;
         }

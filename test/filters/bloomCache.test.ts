@@ -77,7 +77,7 @@ describe('log bloom cache', () => {
     cache.start(false);
     await cache.generate(0n, LATEST_BLOCK);
     const q = compileLogQuery({ addresses: [RARE_ADDRESS], topics: [[RARE_TOPIC]] });
-    const fromFiles = [...cache.candidates(1n, BigInt(BLOCKS), (b) => bloomMayMatch(b, q))];
+    const fromFiles = [...cache.candidates(1n, BigInt(BLOCKS), (b, at) => bloomMayMatch(b, q, at))];
     const fromHeaders: bigint[] = [];
     for (let n = 1n; n <= BigInt(BLOCKS); n++) {
       if (bloomMayMatch(chain.getHeaderByNumber(n)?.logsBloom as Uint8Array, q)) fromHeaders.push(n);
