@@ -192,7 +192,8 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       importer: ctx.importer,
       txPool: services.txPool,
       peerCount: services.peerCount,
-      maxPeers: config.maxPeers,
+      // No P2P networking yet: the node accepts no peer.
+      peerLimit: () => 0,
     });
     closers.push(() => metrics.close());
     services.metrics = metrics.service;

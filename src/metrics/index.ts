@@ -28,8 +28,14 @@ export async function startMetrics(config: Config, sources: NodeMetricsSources):
   const node = registerNodeMetrics(service, sources);
   let server: MetricsServer | undefined;
   let pusher: MetricsPusher | undefined;
+  // PROMETHEUS is the one protocol (the option refuses the others): the text exposition format.
+  const protocol = config.metricsProtocol;
   if (config.metricsEnabled) {
-    server = await startMetricsServer(service, { host: config.metricsHost, port: config.metricsPort });
+    server = await startMetricsServer(service, {
+      host: config.metricsHost,
+      port: config.metricsPort,
+      protocol,
+    });
   } else if (config.metricsPushEnabled) {
     pusher = startMetricsPush(service, {
       host: config.metricsPushHost,

@@ -3,18 +3,65 @@
  * block processing, the transaction pool, peers, the synchronizer, the network and JSON-RPC. Values
  * that exist anyway (head, pool size) are read at scrape time; events are counted as they happen.
  */
-import type { Block } from '@ethereumjs/block';
-import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
-import type { BlockImporter } from '../chain/importer.js';
-import type { PooledTx, TxPool } from '../txpool/pool.js';
 import type { MetricsService } from './service.js';
 
+/*
+ * The sources are described by their shape here: metrics/ sits below the chain and the pool and
+ * imports neither (DESIGN.md §1).
+ */
+
+interface HeadHeader {
+  timestamp: bigint;
+  gasUsed: bigint;
+  gasLimit: bigint;
+}
+
+interface CanonicalBlock {
+  header: { gasUsed: bigint };
+  transactions: readonly unknown[];
+  uncleHeaders: readonly unknown[];
+}
+
+interface HeadEvent {
+  added: readonly CanonicalBlock[];
+  removed: readonly CanonicalBlock[];
+}
+
+/** What the metrics read of the chain (ChainStore). */
+export interface ChainSource {
+  head(): { number: bigint; hash: Uint8Array };
+  getHeader(hash: Uint8Array): HeadHeader | undefined;
+  getBlock(hash: Uint8Array): CanonicalBlock | undefined;
+  getTotalDifficulty(hash: Uint8Array): bigint | undefined;
+  getTxHashes(hash: Uint8Array): readonly unknown[] | undefined;
+  on(event: 'newHead', listener: (e: HeadEvent) => void): unknown;
+  off(event: 'newHead', listener: (e: HeadEvent) => void): unknown;
+}
+
+interface PoolEntry {
+  local: boolean;
+}
+
+/** What the metrics read of the transaction pool (TxPool). */
+export interface PoolSource {
+  readonly size: number;
+  on(event: 'added' | 'dropped', listener: (t: PoolEntry) => void): unknown;
+  off(event: 'added' | 'dropped', listener: (t: PoolEntry) => void): unknown;
+}
+
+/** The block importer's entry point, timed by the block_processing metrics. */
+export interface ImporterSource {
+  importBlock(block: never): Promise<'imported' | 'known'>;
+  idle(): Promise<void>;
+}
+
 export interface NodeMetricsSources {
-  chain: ChainStore;
-  importer?: BlockImporter;
-  txPool?: TxPool;
+  chain: ChainSource;
+  importer?: ImporterSource;
+  txPool?: PoolSource;
   peerCount: () => number;
-  maxPeers: number;
+  /** The most peers the node accepts. */
+  peerLimit: () => number;
   /** Highest block known from peers; the head when the node does not synchronize. */
   bestKnownBlock?: () => bigint;
 }
@@ -45,12 +92,7 @@ export function registerNodeMetrics(m: MetricsService, src: NodeMetricsSources):
   m.gauge('ethereum', 'blockchain_height', 'The current height of the canonical chain', () => head().number);
   m.gauge('ethereum', 'best_known_block_number', 'The estimated highest block available', best);
   m.gauge('ethereum', 'peer_count', 'The current number of peers connected', src.peerCount);
-  m.gauge(
-    'ethereum',
-    'peer_limit',
-    'The maximum number of peers this node allows to connect',
-    () => src.maxPeers,
-  );
+  m.gauge('ethereum', 'peer_limit', 'The maximum number of peers this node allows to connect', src.peerLimit);
 
   // --- blockchain
   m.gauge('blockchain', 'height', 'Height of the chain head', () => head().number);
@@ -101,12 +143,12 @@ export function registerNodeMetrics(m: MetricsService, src: NodeMetricsSources):
   const invalid = m.counter('block_processing', 'invalid_blocks_total', 'Blocks refused on import');
   if (importTime && src.importer) timeImports(src.importer, importTime, invalid);
 
-  const onHead = (e: NewHeadEvent): void => {
+  const onHead = (e: HeadEvent): void => {
     if (e.removed.length > 0) {
       reorgs?.inc();
       reorgDepth?.inc(e.removed.length);
     }
-    for (const b of e.added as Block[]) {
+    for (const b of e.added) {
       blocks?.inc();
       txs?.inc(b.transactions.length);
       gas?.inc(Number(b.header.gasUsed));
@@ -132,15 +174,15 @@ export function registerNodeMetrics(m: MetricsService, src: NodeMetricsSources):
     'Transactions dropped from the pool (replaced, evicted or expired)',
     ['source'],
   );
-  const source = (t: PooledTx) => (t.local ? 'local' : 'remote');
-  const onAdded = (t: PooledTx) => added?.inc({ source: source(t) });
-  const onDropped = (t: PooledTx) => removed?.inc({ source: source(t) });
+  const source = (t: PoolEntry) => (t.local ? 'local' : 'remote');
+  const onAdded = (t: PoolEntry) => added?.inc({ source: source(t) });
+  const onDropped = (t: PoolEntry) => removed?.inc({ source: source(t) });
   if (pool && added) pool.on('added', onAdded);
   if (pool && removed) pool.on('dropped', onDropped);
 
   // --- peers and network
   m.gauge('peers', 'peer_count', 'Peers connected', src.peerCount);
-  m.gauge('peers', 'peer_limit', 'Maximum number of peers', () => src.maxPeers);
+  m.gauge('peers', 'peer_limit', 'Maximum number of peers', src.peerLimit);
   const inbound = m.counter('network', 'p2p_messages_inbound_total', 'P2P messages received', [
     'protocol',
     'name',
@@ -165,7 +207,7 @@ export function registerNodeMetrics(m: MetricsService, src: NodeMetricsSources):
 
 /** Times the importer's block imports (queue wait excluded: the clock starts when the import runs). */
 function timeImports(
-  importer: BlockImporter,
+  importer: ImporterSource,
   histogram: NonNullable<ReturnType<MetricsService['histogram']>>,
   invalid: ReturnType<MetricsService['counter']>,
 ): void {

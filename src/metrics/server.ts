@@ -16,7 +16,7 @@ export interface MetricsServer {
 
 export async function startMetricsServer(
   metrics: MetricsService,
-  opts: { host: string; port: number },
+  opts: { host: string; port: number; protocol: 'PROMETHEUS' },
 ): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -48,7 +48,7 @@ export async function startMetricsServer(
     });
   });
   const port = (server.address() as AddressInfo).port;
-  logger('metrics').info(`Metrics service started on ${opts.host}:${port}`);
+  logger('metrics').info(`Metrics service (${opts.protocol}) started on ${opts.host}:${port}`);
   return {
     host: opts.host,
     port,

@@ -23,7 +23,7 @@ async function call(url: string, method: string, params: unknown[] = []) {
   return (await r.json()) as { result?: unknown; error?: { code: number; message: string } };
 }
 
-async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
+async function until(check: () => Promise<boolean>, ms = 90_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error('condition not reached');
