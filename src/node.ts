@@ -9,6 +9,7 @@ import type { Common } from '@ethereumjs/common';
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util';
 import { ChainStore } from './chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './chain/errors.js';
+import { FeeOracle } from './chain/fees.js';
 import { initGenesis } from './chain/genesis.js';
 import { BlockImporter } from './chain/importer.js';
 import { readBlockFile, writeBlockFile } from './chain/rlpFile.js';
@@ -21,9 +22,10 @@ import { createSealVerifier } from './consensus/ethash/seal.js';
 import { customCrypto, getKzg } from './crypto/index.js';
 import { loadOrCreateNodeKey } from './crypto/nodeKey.js';
 import { Database } from './db/database.js';
-import { chainSubscriptionSource } from './events/chainSource.js';
+import { BlockSimulator } from './execution/blockSimulator.js';
+import { CallSimulator } from './execution/simulator.js';
 import { BLOCKS_PER_SEGMENT, LogBloomCache } from './filters/bloomCache.js';
-import { FilterManager } from './filters/manager.js';
+import { FilterManager, type FilterManagerOptions } from './filters/manager.js';
 import { logger, setLogFormat, setLogLevel } from './log.js';
 import { startMetrics } from './metrics/index.js';
 import { BlockBuilder } from './mining/builder.js';
@@ -31,6 +33,7 @@ import { BlockProducer } from './mining/producer.js';
 import { MiningService } from './mining/service.js';
 import { PluginService } from './plugins/service.js';
 import { createAuth } from './rpc/auth/index.js';
+import { createRpcCaches } from './rpc/caches.js';
 import { createDispatcher } from './rpc/dispatch.js';
 import { blockAnswerOf } from './rpc/methods/eth/blocks.js';
 import { allMethods } from './rpc/methods/index.js';
@@ -38,6 +41,7 @@ import { pluginRpcMethods } from './rpc/methods/plugins/index.js';
 import { startHttpServer } from './rpc/server/http.js';
 import { startWsServer } from './rpc/server/ws.js';
 import type { Services } from './rpc/services.js';
+import { chainSubscriptionSource } from './rpc/subscriptions/chainSource.js';
 import { SubscriptionManager } from './rpc/subscriptions/manager.js';
 import { subscriptionMethods } from './rpc/subscriptions/methods.js';
 import { TrieStore } from './state/trieStore.js';
@@ -46,6 +50,10 @@ import { TxPool } from './txpool/pool.js';
 import { VERSION } from './version.js';
 
 export interface RunningNode {
+  /** The one backend every server answers from. */
+  readonly services: Services;
+  /** The ports the servers listen on (0 when a server is off). */
+  readonly ports: { http: number; ws: number };
   /** Stops servers and closes the database; resolves when everything is closed. */
   stop(): Promise<void>;
 }
@@ -86,7 +94,8 @@ export interface BloomCacheSummary {
   dir: string;
 }
 
-interface ChainContext {
+/** The opened data directory: database, state, chain, importer and consensus rules. */
+export interface ChainContext {
   db: Database;
   common: Common;
   world: WorldState;
@@ -97,7 +106,10 @@ interface ChainContext {
 }
 
 /** Opens the data directory, writing or checking the genesis block. */
-async function openChain(config: Config, opts: { skipPowValidation?: boolean } = {}): Promise<ChainContext> {
+export async function openChain(
+  config: Config,
+  opts: { skipPowValidation?: boolean } = {},
+): Promise<ChainContext> {
   const common = createCommon(config.genesis, { customCrypto: customCrypto() });
   // Chains that reach Cancun carry blobs: load the KZG trusted setup now (a few seconds) rather than
   // in the middle of the first blob block. Other chains never load it.
@@ -135,6 +147,107 @@ export function clientVersion(config: Config): string {
   return `alder${id}/v${VERSION}/${platform()}-${arch()}/node-${process.version}`;
 }
 
+export interface BackendOptions {
+  /** Import without checking proof-of-work seals (`blocks import --skip-pow-validation-enabled`). */
+  skipPowValidation?: boolean;
+  /** Overrides the `web3_clientVersion` answer. */
+  clientVersion?: string;
+  /** Options of the poll filter manager (tests shorten its sweep). */
+  filters?: FilterManagerOptions;
+}
+
+/** Every service of a node over one data directory, built once, shared by every adapter. */
+export interface Backend {
+  services: Services;
+  chain: ChainContext;
+  /** Clique block production when the genesis is Clique (started by `startNode`). */
+  sealer?: BlockProducer;
+  /** Stops block production, waits for the importer and closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root's core: opens the chain and builds every service the adapters answer from
+ * (pool, filters, fee oracle, simulators, the JSON-RPC caches, block production). `startNode` puts
+ * servers in front of it; tests build the node's stack with it too.
+ */
+export async function createBackend(config: Config, opts: BackendOptions = {}): Promise<Backend> {
+  const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });
+  try {
+    const txPool = new TxPool(ctx.chain, ctx.world, ctx.common, {
+      maxSize: config.txPoolMaxSize,
+      priceBump: config.txPoolPriceBump,
+      maxFutureBySender: config.txPoolMaxFutureBySender,
+      minGasPrice: config.minGasPrice,
+      txFeeCap: config.rpcTxFeecap,
+      strictReplayProtection: config.strictTxReplayProtectionEnabled,
+      retentionHours: config.txPoolRetentionHours,
+      noLocalPriority: config.txPoolNoLocalPriority,
+      miningEnabled: config.minerEnabled,
+    });
+    const clique = ctx.clique;
+    const services: Services = {
+      config,
+      common: ctx.common,
+      chain: ctx.chain,
+      world: ctx.world,
+      importer: ctx.importer,
+      clientVersion: opts.clientVersion ?? clientVersion(config),
+      networkId: config.networkId,
+      peerCount: () => 0,
+      fees: new FeeOracle(ctx.chain, {
+        gasPriceBlocks: config.apiGasPriceBlocks,
+        gasPricePercentile: config.apiGasPricePercentile,
+        gasPriceMax: config.apiGasPriceMax,
+        minGasPrice: config.minGasPrice,
+        minPriorityFee: config.minPriorityFee,
+      }),
+      callSimulator: new CallSimulator(
+        ctx.chain,
+        ctx.world,
+        config.rpcGasCap,
+        clique ? (header) => createAddressFromString(clique.proposerOf(header)) : undefined,
+      ),
+      blockSimulator: new BlockSimulator(
+        ctx.chain,
+        ctx.world,
+        config.rpcGasCap,
+        clique ? cliqueExecutionCommon(config.genesis, customCrypto()) : undefined,
+      ),
+      ...createRpcCaches(config),
+      txPool,
+      filters: new FilterManager(ctx.chain, txPool, opts.filters),
+      clique,
+    };
+    const bloomCache = new LogBloomCache(ctx.chain, config.dataPath);
+    bloomCache.start(config.autoLogBloomCachingEnabled);
+    services.logBloomCache = bloomCache;
+    // Besu keeps its node key in the data directory, creating it on first start.
+    const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
+    if (config.genesis.config.consensus === 'ethash') {
+      services.miner = createEthashMiner(config, ctx, txPool);
+    }
+    // A Clique node seals whenever its key is a signer, without --miner-enabled (as Besu).
+    const sealer = clique ? createCliqueSealer(config, ctx, clique, txPool, nodeKey) : undefined;
+    return {
+      services,
+      chain: ctx,
+      sealer,
+      async close() {
+        await services.miner?.stop();
+        await sealer?.stop();
+        services.filters?.close();
+        await bloomCache.stop();
+        await ctx.importer.idle();
+        await ctx.db.close();
+      },
+    };
+  } catch (err) {
+    await ctx.db.close();
+    throw err;
+  }
+}
+
 export interface StartOptions {
   /** `--plugin-<name>-<option>` values taken from the command line. */
   pluginArgs?: ReadonlyMap<string, string>;
@@ -144,49 +257,16 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   setLogFormat(config.loggingFormat);
   setLogLevel(config.logging);
   const log = logger('node');
-  const ctx = await openChain(config);
-  const services: Services = {
-    config,
-    common: ctx.common,
-    chain: ctx.chain,
-    world: ctx.world,
-    importer: ctx.importer,
-    clientVersion: clientVersion(config),
-    networkId: config.networkId,
-    peerCount: () => 0,
-  };
-  services.txPool = new TxPool(ctx.chain, ctx.world, ctx.common, {
-    maxSize: config.txPoolMaxSize,
-    priceBump: config.txPoolPriceBump,
-    maxFutureBySender: config.txPoolMaxFutureBySender,
-    minGasPrice: config.minGasPrice,
-    txFeeCap: config.rpcTxFeecap,
-    strictReplayProtection: config.strictTxReplayProtectionEnabled,
-    retentionHours: config.txPoolRetentionHours,
-    noLocalPriority: config.txPoolNoLocalPriority,
-    miningEnabled: config.minerEnabled,
-  });
-  services.filters = new FilterManager(ctx.chain, services.txPool);
-  // Besu keeps its node key in the data directory, creating it on first start.
-  const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
-  services.clique = ctx.clique;
-  if (config.genesis.config.consensus === 'ethash') {
-    services.miner = createEthashMiner(config, ctx, services.txPool);
-  }
-  // A Clique node seals whenever its key is a signer, without --miner-enabled (as Besu).
-  const sealer = ctx.clique
-    ? createCliqueSealer(config, ctx, ctx.clique, services.txPool, nodeKey)
-    : undefined;
+  const backend = await createBackend(config);
+  const { services, sealer } = backend;
+  const ctx = backend.chain;
   const head = ctx.chain.head();
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];
   const endpoints: Record<string, { host: string; port: number }> = {};
   services.endpoints = endpoints;
+  const ports = { http: 0, ws: 0 };
   try {
-    const bloomCache = new LogBloomCache(ctx.chain, config.dataPath);
-    bloomCache.start(config.autoLogBloomCachingEnabled);
-    services.logBloomCache = bloomCache;
-    closers.push(() => bloomCache.stop());
     const metrics = await startMetrics(config, {
       chain: ctx.chain,
       importer: ctx.importer,
@@ -202,7 +282,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       chain: ctx.chain,
       world: ctx.world,
       txPool: services.txPool,
-      blooms: bloomCache,
+      blooms: services.logBloomCache,
     });
     await plugins.load({
       dataPath: config.dataPath,
@@ -241,6 +321,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
         auth: auth.enabled ? auth : undefined,
         readiness: () => true,
       });
+      ports.http = http.port;
       log.info(`JSON-RPC HTTP service started on ${config.rpcHttpHost}:${http.port}`);
       endpoints.jsonrpc = { host: config.rpcHttpHost, port: http.port };
       closers.push(() => http.close());
@@ -279,6 +360,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
         auth: auth.enabled ? auth : undefined,
         subscriptions,
       });
+      ports.ws = ws.port;
       log.info(`JSON-RPC WebSocket service started on ${config.rpcWsHost}:${ws.port}`);
       endpoints.ws = { host: config.rpcWsHost, port: ws.port };
       closers.push(async () => {
@@ -288,25 +370,26 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     }
   } catch (err) {
     for (const close of closers.reverse()) await close();
-    await ctx.db.close();
+    await backend.close();
     throw err;
   }
   try {
     await services.plugins?.start();
   } catch (err) {
     for (const close of closers.reverse()) await close();
-    await ctx.db.close();
+    await backend.close();
     throw err;
   }
   if (config.minerEnabled) services.miner?.start();
   sealer?.start();
   return {
+    services,
+    ports,
     async stop() {
       await services.miner?.stop();
       await sealer?.stop();
       for (const close of closers.reverse()) await close();
-      await ctx.importer.idle();
-      await ctx.db.close();
+      await backend.close();
     },
   };
 }
