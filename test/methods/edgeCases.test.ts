@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { forkHash } from '../../src/rpc/methods/eth/forkId.js';
+import { forkHash } from '../../src/chain/forkId.js';
 import { CONFORMANCE, openTestChain, type TestChain } from './chain.js';
 
 const CONTRACT = '0x7dcd17433742f4c0ca53122ab541d0ba67fc27df';

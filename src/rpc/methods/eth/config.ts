@@ -17,7 +17,7 @@ import {
 import { quantity } from '../../format/hex.js';
 import type { Services } from '../../services.js';
 import type { RpcMethod } from '../types.js';
-import { type ForkPoints, forkHash, forkHashOf, forkPoints } from './forkId.js';
+import { type ForkPoints, forkHash, forkHashOf, forkPoints } from '../../../chain/forkId.js';
 
 const at = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 
