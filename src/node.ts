@@ -9,6 +9,7 @@ import type { Common } from '@ethereumjs/common';
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util';
 import { ChainStore } from './chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './chain/errors.js';
+import { ForkIdService } from './chain/forkId.js';
 import { initGenesis } from './chain/genesis.js';
 import { BlockImporter } from './chain/importer.js';
 import { readBlockFile, writeBlockFile } from './chain/rlpFile.js';
@@ -27,6 +28,9 @@ import { logger, setLogLevel } from './log.js';
 import { BlockBuilder } from './mining/builder.js';
 import { BlockProducer } from './mining/producer.js';
 import { MiningService } from './mining/service.js';
+import { parseEnode } from './p2p/enode.js';
+import { NetworkService } from './p2p/network.js';
+import { readStaticNodes } from './p2p/staticNodes.js';
 import { createAuth } from './rpc/auth/index.js';
 import { createDispatcher } from './rpc/dispatch.js';
 import { blockAnswerOf } from './rpc/methods/eth/blocks.js';
@@ -126,7 +130,9 @@ export async function startNode(config: Config): Promise<RunningNode> {
     importer: ctx.importer,
     clientVersion: clientVersion(config),
     networkId: config.networkId,
-    peerCount: () => 0,
+    peerCount: () => services.network?.peerCount ?? 0,
+    syncStatus: () => services.network?.sync.status,
+    endpoints: {},
   };
   services.txPool = new TxPool(ctx.chain, ctx.world, ctx.common, {
     maxSize: config.txPoolMaxSize,
@@ -143,17 +149,26 @@ export async function startNode(config: Config): Promise<RunningNode> {
   // Besu keeps its node key in the data directory, creating it on first start.
   const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
   services.clique = ctx.clique;
+  const network = config.p2pEnabled ? createNetwork(config, ctx, services.txPool, nodeKey) : undefined;
+  services.network = network;
+  // Mining and sealing pause while the node is behind its peers.
+  const isSyncing = () => network?.isSyncing ?? false;
   if (config.genesis.config.consensus === 'ethash') {
-    services.miner = createEthashMiner(config, ctx, services.txPool);
+    services.miner = createEthashMiner(config, ctx, services.txPool, isSyncing);
   }
   // A Clique node seals whenever its key is a signer, without --miner-enabled (as Besu).
   const sealer = ctx.clique
-    ? createCliqueSealer(config, ctx, ctx.clique, services.txPool, nodeKey)
+    ? createCliqueSealer(config, ctx, ctx.clique, services.txPool, nodeKey, isSyncing)
     : undefined;
   const head = ctx.chain.head();
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];
   try {
+    if (network) {
+      await network.start();
+      closers.push(() => network.stop());
+      services.endpoints.p2p = { host: network.host.advertisedHost, port: network.host.ports.listener };
+    }
     if (config.rpcHttpEnabled) {
       const auth = await createAuth({
         enabled: config.rpcHttpAuthenticationEnabled,
@@ -182,6 +197,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
         readiness: () => true,
       });
       log.info(`JSON-RPC HTTP service started on ${config.rpcHttpHost}:${http.port}`);
+      services.endpoints.jsonrpc = { host: config.rpcHttpHost, port: http.port };
       closers.push(() => http.close());
     }
     if (config.rpcWsEnabled) {
@@ -198,6 +214,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
           ctx.chain,
           (block, full) => blockAnswerOf(services, block, full).json,
           services.txPool,
+          network,
         ),
       );
       const dispatcher = createDispatcher({
@@ -219,6 +236,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
         subscriptions,
       });
       log.info(`JSON-RPC WebSocket service started on ${config.rpcWsHost}:${ws.port}`);
+      services.endpoints.ws = { host: config.rpcWsHost, port: ws.port };
       closers.push(async () => {
         await ws.close();
         subscriptions.close();
@@ -249,6 +267,7 @@ function createCliqueSealer(
   clique: Clique,
   pool: TxPool,
   nodeKey: Uint8Array,
+  isSyncing: () => boolean,
 ): BlockProducer {
   const engine = clique.engine(nodeKey, config.minerExtraData);
   logger('clique').info({ signer: engine.signer }, 'Clique signer address of the node key');
@@ -257,11 +276,42 @@ function createCliqueSealer(
     minPriorityFee: () => config.minPriorityFee,
     targetGasLimit: () => config.targetGasLimit,
   });
-  return new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('clique'));
+  return new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('clique'), { isSyncing });
+}
+
+/** The P2P network: host, eth protocol, sync and gossip, from the P2P options and static-nodes.json. */
+function createNetwork(config: Config, ctx: ChainContext, pool: TxPool, nodeKey: Uint8Array): NetworkService {
+  const genesisHash = ctx.chain.genesisHash() as Uint8Array;
+  const wildcard = config.p2pInterface === '0.0.0.0' || config.p2pInterface === '::';
+  const consensus = config.genesis.config.consensus;
+  return new NetworkService({
+    privateKey: nodeKey,
+    clientId: clientVersion(config),
+    listenHost: config.p2pInterface,
+    listenPort: config.p2pPort,
+    advertisedHost: config.p2pHost ?? (wildcard ? '127.0.0.1' : config.p2pInterface),
+    maxPeers: config.maxPeers,
+    discovery: config.discoveryEnabled,
+    bootnodes: config.bootnodes.map((b) => parseEnode(b)),
+    staticNodes: readStaticNodes(join(config.dataPath, 'static-nodes.json')),
+    common: ctx.common,
+    chain: ctx.chain,
+    importer: ctx.importer,
+    forkIds: ForkIdService.of(genesisHash, config.genesis),
+    networkId: config.networkId,
+    pool,
+    ethVersions: [68],
+    propagateBlocks: consensus === 'ethash' || consensus === 'clique',
+  });
 }
 
 /** Proof-of-work block production: the shared builder and producer driving the Ethash engine. */
-function createEthashMiner(config: Config, ctx: ChainContext, pool: TxPool): MiningService {
+function createEthashMiner(
+  config: Config,
+  ctx: ChainContext,
+  pool: TxPool,
+  isSyncing: () => boolean,
+): MiningService {
   const settings = {
     minGasPrice: config.minGasPrice,
     minPriorityFee: config.minPriorityFee,
@@ -277,7 +327,9 @@ function createEthashMiner(config: Config, ctx: ChainContext, pool: TxPool): Min
     minPriorityFee: () => settings.minPriorityFee,
     targetGasLimit: () => settings.targetGasLimit,
   });
-  const producer = new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('miner'));
+  const producer = new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('miner'), {
+    isSyncing,
+  });
   return new MiningService(producer, engine, settings, pool);
 }
 

@@ -231,8 +231,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     type: 'string',
     field: 'p2pHost',
     default: undefined,
-    defaultText: 'detected local address',
-    help: 'Host advertised to peers',
+    defaultText: 'the P2P interface, or 127.0.0.1 when that is 0.0.0.0',
+    help: 'Host advertised to peers in the enode URL',
     section: 'P2P',
     label: '<HOST>',
   }),
@@ -240,8 +240,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     name: '--p2p-interface',
     type: 'string',
     field: 'p2pInterface',
-    default: '0.0.0.0',
-    help: 'Network interface the P2P listener binds to',
+    default: '127.0.0.1',
+    help: 'Network interface the P2P listener and discovery bind to (0.0.0.0 for every interface; the loopback by default, so a node joins other hosts only when told to)',
     section: 'P2P',
     label: '<HOST>',
   }),
@@ -288,10 +288,14 @@ export const OPTIONS: readonly OptionSpec[] = [
     type: 'enum',
     field: 'natMethod',
     default: 'AUTO',
-    help: 'How the node finds its external address: UPNP, DOCKER, AUTO, NONE',
+    help: 'How the node finds the address it advertises: NONE (the --p2p-host) or AUTO (the same, as no NAT manager is detected); UPNP and DOCKER are refused',
     section: 'P2P',
     label: '<NAT METHOD>',
     choices: ['UPNP', 'DOCKER', 'AUTO', 'NONE'],
+    check: (v) =>
+      v === 'UPNP' || v === 'DOCKER'
+        ? `NAT method ${v} is not available in Alder (supported: NONE, AUTO)`
+        : undefined,
   }),
 
   // --- JSON-RPC over HTTP

@@ -9,6 +9,8 @@ import type { Config } from '../config/types.js';
 import type { Clique } from '../consensus/clique/index.js';
 import type { FilterManager } from '../filters/manager.js';
 import type { MiningService } from '../mining/service.js';
+import type { NetworkService } from '../p2p/network.js';
+import type { SyncStatus } from '../p2p/sync.js';
 import type { WorldState } from '../state/worldState.js';
 import type { TxPool } from '../txpool/pool.js';
 
@@ -22,8 +24,16 @@ export interface Services {
   /** `web3_clientVersion`, e.g. `alder/v0.1.0/linux-x64/node-v20.20.2`. */
   clientVersion: string;
   networkId: bigint;
-  /** Number of connected peers (0 until networking exists). */
+  /** Number of connected peers (0 with P2P disabled). */
   peerCount(): number;
+  /** Peers, sync and the node's enode; absent with --p2p-enabled=false. */
+  network?: NetworkService;
+  /** The eth_syncing figures while the node is behind its best peer; undefined when in sync. */
+  syncStatus(): SyncStatus | undefined;
+  /** Listening addresses of the enabled services, for net_services. */
+  endpoints: Partial<
+    Record<'jsonrpc' | 'ws' | 'p2p' | 'metrics' | 'graphQL', { host: string; port: number }>
+  >;
   /** The transaction pool; absent where no pool runs (methods answer `Transaction pool not enabled`). */
   txPool?: TxPool;
   /** Poll filters (eth_newFilter …). */

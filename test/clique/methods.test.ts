@@ -50,6 +50,8 @@ beforeAll(async () => {
     clientVersion: 'alder/test',
     networkId: 4242n,
     peerCount: () => 0,
+    syncStatus: () => undefined,
+    endpoints: {},
   } as unknown as Services;
 });
 afterAll(async () => {

@@ -79,6 +79,8 @@ export async function openTestChain(opts: TestChainOptions): Promise<TestChain> 
     clientVersion: opts.clientVersion ?? 'alder/test',
     networkId: config.networkId,
     peerCount: () => 0,
+    syncStatus: () => undefined,
+    endpoints: {},
   };
   const byName = new Map(allMethods.map((m) => [m.name, m]));
   return {

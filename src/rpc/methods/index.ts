@@ -1,4 +1,5 @@
 /** Every JSON-RPC method Alder serves; the dispatcher enables them by group. */
+import { adminMethods } from './admin/index.js';
 import { cliqueMethods } from './clique/index.js';
 import { debugBatchSendRawTransaction } from './debug/batchSend.js';
 import { debugRawMethods } from './debug/raw.js';
@@ -56,4 +57,5 @@ export const allMethods: RpcMethod[] = [
   ...miningMethods,
   ...workMethods,
   ...minerMethods,
+  ...adminMethods,
 ];

@@ -18,11 +18,19 @@ export const ethChainId: RpcMethod = {
   handler: (_params, { services }) => quantity(services.common.chainId()),
 };
 
-/** Alder does not sync from peers yet, so it is never syncing. */
+/** `false` when in sync; while behind the best peer, where the sync started, stands and aims. */
 export const ethSyncing: RpcMethod = {
   name: 'eth_syncing',
   group: 'ETH',
-  handler: () => false,
+  handler: (_params, { services }) => {
+    const s = services.syncStatus();
+    if (!s) return false;
+    return {
+      startingBlock: quantity(s.startingBlock),
+      currentBlock: quantity(s.currentBlock),
+      highestBlock: quantity(s.highestBlock),
+    };
+  },
 };
 
 /**
