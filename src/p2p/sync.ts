@@ -90,15 +90,20 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
     await this.running;
   }
 
-  /** The peer with more work than the local head (eth/68 total difficulty, eth/69 height). */
+  /**
+   * The peer with more work than the local head (eth/68 total difficulty, eth/69 height). Past the
+   * merge total difficulty no longer grows: there a peer whose head is unknown here is a candidate, and
+   * its head header tells whether it is ahead.
+   */
   private bestPeer(): EthPeer | undefined {
     const head = this.chain.head();
     const localTd = this.chain.getTotalDifficulty(head.hash) ?? 0n;
+    const postMerge = this.chain.headHeader().difficulty === 0n;
     let best: EthPeer | undefined;
     for (const p of this.peers()) {
       if (p.isClosed || this.failed.get(p.id) === hex(p.headHash)) continue;
       if (this.chain.hasBlock(p.headHash)) continue;
-      const ahead = p.version >= 69 ? (p.headNumber ?? 0n) > head.number : p.td > localTd;
+      const ahead = p.version >= 69 ? (p.headNumber ?? 0n) > head.number : postMerge || p.td > localTd;
       if (!ahead) continue;
       if (!best || (p.version >= 69 ? (p.headNumber ?? 0n) > (best.headNumber ?? 0n) : p.td > best.td))
         best = p;
@@ -163,6 +168,7 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
     if (hex(keccak256(RLP.encode(top))) !== hex(peer.headHash))
       throw new BadPeerDataError('header does not hash to the requested head');
     peer.headNumber = peerHead;
+    if (peerHead <= this.chain.head().number && this.chain.headHeader().difficulty === 0n) return;
     const ancestor = await this.commonAncestor(peer, peerHead);
     log.debug(
       { peer: peer.id.slice(0, 16), ancestor: ancestor.number.toString(), head: peerHead.toString() },
@@ -191,6 +197,8 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
           throw err;
         }
         this.updateProgress(this.chain.head().number, peerHead);
+        // Let I/O (peer messages, JSON-RPC) through between blocks.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
     }
   }

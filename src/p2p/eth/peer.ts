@@ -105,6 +105,7 @@ export class EthPeer implements CapabilitySession {
   readonly knownTxs = new KnownSet();
   private nextId = BigInt(Math.floor(Math.random() * 2 ** 31));
   private readonly outstanding = new Map<bigint, Outstanding>();
+  private readonly expired = new KnownSet(256);
   private inFlight = 0;
   private readonly waiting: Array<() => void> = [];
   private timeouts = 0;
@@ -406,7 +407,10 @@ export class EthPeer implements CapabilitySession {
   private onResponse(code: number, payload: Uint8Array): void {
     const { id, body } = requestOf(payload, 'response');
     const o = this.outstanding.get(id);
-    if (!o || o.code !== code) throw new MalformedMessageError('unrequested response');
+    // A late answer to a request that timed out is dropped, not held against the peer.
+    if (!o && this.expired.has(id.toString())) return;
+    if (!o || o.code !== code)
+      throw new MalformedMessageError(`unrequested response ${code} (request id ${id})`);
     const items = list(body, 'response items');
     if (items.length > o.max) throw new MalformedMessageError('response longer than requested');
     this.outstanding.delete(id);
