@@ -284,6 +284,8 @@ function createNetwork(config: Config, ctx: ChainContext, pool: TxPool, nodeKey:
   const genesisHash = ctx.chain.genesisHash() as Uint8Array;
   const wildcard = config.p2pInterface === '0.0.0.0' || config.p2pInterface === '::';
   const consensus = config.genesis.config.consensus;
+  // NONE and AUTO both advertise --p2p-host (or the interface): AUTO finds no UPnP or Docker NAT to ask.
+  logger('network').debug({ natMethod: config.natMethod }, 'NAT method');
   return new NetworkService({
     privateKey: nodeKey,
     clientId: clientVersion(config),

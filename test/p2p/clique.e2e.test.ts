@@ -167,6 +167,7 @@ describe('three Clique signers', () => {
       async () => {
         const [mine, theirs] = await Promise.all([blockNumber(vurl), blockNumber(others[0] as string)]);
         if (mine < theirs - 1n) return undefined;
+        // biome-ignore lint/complexity/useMathMinMax: bigints
         const n = mine < theirs ? mine : theirs;
         return (await blockHash(vurl, n)) === (await blockHash(others[0] as string, n)) ? true : undefined;
       },

@@ -128,11 +128,26 @@ describe('eth/68 status checks', () => {
 describe('misbehaving peers', () => {
   it.each([
     ['a request before status', (s: Session) => s.send(3, RLP.encode([u(1), [u(0), u(1), u(0), u(0)]]))],
-    ['malformed RLP', (s: Session) => (s.send(0, status()), s.send(3, Uint8Array.from([0xf9, 0xff])))],
-    ['an unrequested response', (s: Session) => (s.send(0, status()), s.send(4, RLP.encode([u(99), []])))],
+    [
+      'malformed RLP',
+      (s: Session) => {
+        s.send(0, status());
+        s.send(3, Uint8Array.from([0xf9, 0xff]));
+      },
+    ],
+    [
+      'an unrequested response',
+      (s: Session) => {
+        s.send(0, status());
+        s.send(4, RLP.encode([u(99), []]));
+      },
+    ],
     [
       'a message over 10 MB',
-      (s: Session) => (s.send(0, status()), s.send(2, RLP.encode([new Uint8Array(10 * 1024 * 1024 + 1)]))),
+      (s: Session) => {
+        s.send(0, status());
+        s.send(2, RLP.encode([new Uint8Array(10 * 1024 * 1024 + 1)]));
+      },
     ],
   ])('disconnects on %s', async (_what, misbehave) => {
     const s = await connect(`misbehave-${_what}`);
