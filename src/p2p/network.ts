@@ -197,7 +197,8 @@ export class NetworkService extends EventEmitter<{ syncing: [SyncStatus | false]
 
   /** New canonical blocks go out as NewBlock to √n peers and NewBlockHashes to the others. */
   private announceHead(e: NewHeadEvent): void {
-    if (this.sync.isRunning) {
+    // While far behind (a real sync), blocks are not news to anyone.
+    if (this.sync.isSyncing) {
       for (const p of this.ethPeers.values()) p.sendBlockRange(e.head.header.number, e.head.hash());
       return;
     }
