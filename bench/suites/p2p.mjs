@@ -8,7 +8,7 @@
  *  - transaction propagation (sent to one follower, until the other two report it pending), p50/p99;
  *  - RSS of a node holding 25 peers (devp2p clients in this process that complete the eth status).
  *
- *   node bench/suites/p2p.mjs [--blocks=10000] [--txs-per-block=10] [--samples=30] [--keep]
+ *   node bench/suites/p2p.mjs [--blocks=10000] [--txs-per-block=10] [--samples=30] [--only=all|sync|network] [--keep]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,7 +37,7 @@ import {
   waitForRpc,
 } from '../lib.mjs';
 
-const opt = parseOptions({ blocks: 10000, 'txs-per-block': 10, samples: 30, keep: false });
+const opt = parseOptions({ blocks: 10000, 'txs-per-block': 10, samples: 30, keep: false, only: 'all' });
 const work = mkdtempSync(join(tmpdir(), 'alder-bench-p2p-'));
 const key = (name) => keccak256(new TextEncoder().encode(`alder bench p2p ${name}`));
 const hexKey = (k) => bytesToHex(k);
@@ -117,7 +117,7 @@ const report = (row) => {
 };
 
 // --- 1. full sync against blocks import
-{
+if (opt.only === 'all' || opt.only === 'sync') {
   log(`generating a ${opt.blocks}-block chain (${opt['txs-per-block']} transactions per block)`);
   const chainDir = join(work, 'chain');
   const gen = await generateChain({
@@ -165,7 +165,7 @@ const report = (row) => {
 }
 
 // --- 2 and 3. block and transaction propagation on a Clique network of four
-{
+if (opt.only === 'all' || opt.only === 'network') {
   const signerKey = key('signer');
   const sender = key('sender');
   const genesis = {
@@ -249,6 +249,8 @@ const report = (row) => {
   const spec = parseGenesis(genesis);
   const peerCommon = createCommon(spec, { customCrypto: customCrypto() });
   const genesisBlock = await rpc(signer.url, 'eth_getBlockByNumber', ['0x0', false]);
+  // The library's own eth protocol computes its fork id from the Common.
+  peerCommon.setForkHashes(hexToBytes(genesisBlock.hash));
   const clients = [];
   for (let i = 0; i < 25; i++) {
     const rlpx = new RLPx(key(`peer ${i}`), {

@@ -87,7 +87,8 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    await this.running;
+    // A round waiting on a silent peer ends at its request timeout; shutdown does not wait that long.
+    await Promise.race([this.running, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
   }
 
   /**
