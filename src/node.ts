@@ -9,6 +9,7 @@ import type { Common } from '@ethereumjs/common';
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util';
 import { ChainStore } from './chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './chain/errors.js';
+import { FeeOracle } from './chain/fees.js';
 import { ForkIdService } from './chain/forkId.js';
 import { initGenesis } from './chain/genesis.js';
 import { BlockImporter } from './chain/importer.js';
@@ -22,8 +23,10 @@ import { createSealVerifier } from './consensus/ethash/seal.js';
 import { customCrypto, getKzg } from './crypto/index.js';
 import { loadOrCreateNodeKey } from './crypto/nodeKey.js';
 import { Database } from './db/database.js';
-import { chainSubscriptionSource } from './events/chainSource.js';
-import { FilterManager } from './filters/manager.js';
+import { BlockSimulator } from './execution/blockSimulator.js';
+import { CallSimulator } from './execution/simulator.js';
+import { FilterManager, type FilterManagerOptions } from './filters/manager.js';
+import { startGraphQLServer } from './graphql/server.js';
 import { logger, setLogLevel } from './log.js';
 import { BlockBuilder } from './mining/builder.js';
 import { BlockProducer } from './mining/producer.js';
@@ -32,12 +35,14 @@ import { parseEnode } from './p2p/enode.js';
 import { NetworkService } from './p2p/network.js';
 import { readStaticNodes } from './p2p/staticNodes.js';
 import { createAuth } from './rpc/auth/index.js';
+import { createRpcCaches } from './rpc/caches.js';
 import { createDispatcher } from './rpc/dispatch.js';
 import { blockAnswerOf } from './rpc/methods/eth/blocks.js';
 import { allMethods } from './rpc/methods/index.js';
 import { startHttpServer } from './rpc/server/http.js';
 import { startWsServer } from './rpc/server/ws.js';
 import type { Services } from './rpc/services.js';
+import { chainSubscriptionSource } from './rpc/subscriptions/chainSource.js';
 import { SubscriptionManager } from './rpc/subscriptions/manager.js';
 import { subscriptionMethods } from './rpc/subscriptions/methods.js';
 import { TrieStore } from './state/trieStore.js';
@@ -46,6 +51,10 @@ import { TxPool } from './txpool/pool.js';
 import { VERSION } from './version.js';
 
 export interface RunningNode {
+  /** The one backend every server answers from. */
+  readonly services: Services;
+  /** The ports the servers listen on (0 when a server is off). */
+  readonly ports: { http: number; ws: number };
   /** Stops servers and closes the database; resolves when everything is closed. */
   stop(): Promise<void>;
 }
@@ -69,7 +78,8 @@ export interface ExportOptions {
   file: string;
 }
 
-interface ChainContext {
+/** The opened data directory: database, state, chain, importer and consensus rules. */
+export interface ChainContext {
   db: Database;
   common: Common;
   world: WorldState;
@@ -80,7 +90,10 @@ interface ChainContext {
 }
 
 /** Opens the data directory, writing or checking the genesis block. */
-async function openChain(config: Config, opts: { skipPowValidation?: boolean } = {}): Promise<ChainContext> {
+export async function openChain(
+  config: Config,
+  opts: { skipPowValidation?: boolean } = {},
+): Promise<ChainContext> {
   const common = createCommon(config.genesis, { customCrypto: customCrypto() });
   // Chains that reach Cancun carry blobs: load the KZG trusted setup now (a few seconds) rather than
   // in the middle of the first blob block. Other chains never load it.
@@ -118,51 +131,121 @@ export function clientVersion(config: Config): string {
   return `alder${id}/v${VERSION}/${platform()}-${arch()}/node-${process.version}`;
 }
 
+export interface BackendOptions {
+  /** Import without checking proof-of-work seals (`blocks import --skip-pow-validation-enabled`). */
+  skipPowValidation?: boolean;
+  /** Overrides the `web3_clientVersion` answer. */
+  clientVersion?: string;
+  /** Options of the poll filter manager (tests shorten its sweep). */
+  filters?: FilterManagerOptions;
+}
+
+/** Every service of a node over one data directory, built once, shared by every adapter. */
+export interface Backend {
+  services: Services;
+  chain: ChainContext;
+  /** Clique block production when the genesis is Clique (started by `startNode`). */
+  sealer?: BlockProducer;
+  /** Stops block production, waits for the importer and closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root's core: opens the chain and builds every service the adapters answer from
+ * (pool, filters, fee oracle, simulators, the JSON-RPC caches, block production). `startNode` puts
+ * servers in front of it; tests build the node's stack with it too.
+ */
+export async function createBackend(config: Config, opts: BackendOptions = {}): Promise<Backend> {
+  const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });
+  try {
+    const txPool = new TxPool(ctx.chain, ctx.world, ctx.common, {
+      maxSize: config.txPoolMaxSize,
+      priceBump: config.txPoolPriceBump,
+      maxFutureBySender: config.txPoolMaxFutureBySender,
+      minGasPrice: config.minGasPrice,
+      txFeeCap: config.rpcTxFeecap,
+      strictReplayProtection: config.strictTxReplayProtectionEnabled,
+      retentionHours: config.txPoolRetentionHours,
+      noLocalPriority: config.txPoolNoLocalPriority,
+      miningEnabled: config.minerEnabled,
+    });
+    const clique = ctx.clique;
+    const services: Services = {
+      config,
+      common: ctx.common,
+      chain: ctx.chain,
+      world: ctx.world,
+      importer: ctx.importer,
+      clientVersion: opts.clientVersion ?? clientVersion(config),
+      networkId: config.networkId,
+      peerCount: () => services.network?.peerCount ?? 0,
+      syncStatus: () => services.network?.sync.status,
+      endpoints: {},
+      fees: new FeeOracle(ctx.chain, {
+        gasPriceBlocks: config.apiGasPriceBlocks,
+        gasPricePercentile: config.apiGasPricePercentile,
+        gasPriceMax: config.apiGasPriceMax,
+        minGasPrice: config.minGasPrice,
+        minPriorityFee: config.minPriorityFee,
+      }),
+      callSimulator: new CallSimulator(
+        ctx.chain,
+        ctx.world,
+        config.rpcGasCap,
+        clique ? (header) => createAddressFromString(clique.proposerOf(header)) : undefined,
+      ),
+      blockSimulator: new BlockSimulator(
+        ctx.chain,
+        ctx.world,
+        config.rpcGasCap,
+        clique ? cliqueExecutionCommon(config.genesis, customCrypto()) : undefined,
+      ),
+      ...createRpcCaches(config),
+      txPool,
+      filters: new FilterManager(ctx.chain, txPool, opts.filters),
+      clique,
+    };
+    // Besu keeps its node key in the data directory, creating it on first start.
+    const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
+    // The P2P network is built here and started by `startNode`.
+    const network = config.p2pEnabled ? createNetwork(config, ctx, txPool, nodeKey) : undefined;
+    services.network = network;
+    // Mining and sealing pause while the node is behind its peers.
+    const isSyncing = () => network?.isSyncing ?? false;
+    if (config.genesis.config.consensus === 'ethash') {
+      services.miner = createEthashMiner(config, ctx, txPool, isSyncing);
+    }
+    // A Clique node seals whenever its key is a signer, without --miner-enabled (as Besu).
+    const sealer = clique ? createCliqueSealer(config, ctx, clique, txPool, nodeKey, isSyncing) : undefined;
+    return {
+      services,
+      chain: ctx,
+      sealer,
+      async close() {
+        await services.miner?.stop();
+        await sealer?.stop();
+        services.filters?.close();
+        await ctx.importer.idle();
+        await ctx.db.close();
+      },
+    };
+  } catch (err) {
+    await ctx.db.close();
+    throw err;
+  }
+}
+
 export async function startNode(config: Config): Promise<RunningNode> {
   setLogLevel(config.logging);
   const log = logger('node');
-  const ctx = await openChain(config);
-  const services: Services = {
-    config,
-    common: ctx.common,
-    chain: ctx.chain,
-    world: ctx.world,
-    importer: ctx.importer,
-    clientVersion: clientVersion(config),
-    networkId: config.networkId,
-    peerCount: () => services.network?.peerCount ?? 0,
-    syncStatus: () => services.network?.sync.status,
-    endpoints: {},
-  };
-  services.txPool = new TxPool(ctx.chain, ctx.world, ctx.common, {
-    maxSize: config.txPoolMaxSize,
-    priceBump: config.txPoolPriceBump,
-    maxFutureBySender: config.txPoolMaxFutureBySender,
-    minGasPrice: config.minGasPrice,
-    txFeeCap: config.rpcTxFeecap,
-    strictReplayProtection: config.strictTxReplayProtectionEnabled,
-    retentionHours: config.txPoolRetentionHours,
-    noLocalPriority: config.txPoolNoLocalPriority,
-    miningEnabled: config.minerEnabled,
-  });
-  services.filters = new FilterManager(ctx.chain, services.txPool);
-  // Besu keeps its node key in the data directory, creating it on first start.
-  const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
-  services.clique = ctx.clique;
-  const network = config.p2pEnabled ? createNetwork(config, ctx, services.txPool, nodeKey) : undefined;
-  services.network = network;
-  // Mining and sealing pause while the node is behind its peers.
-  const isSyncing = () => network?.isSyncing ?? false;
-  if (config.genesis.config.consensus === 'ethash') {
-    services.miner = createEthashMiner(config, ctx, services.txPool, isSyncing);
-  }
-  // A Clique node seals whenever its key is a signer, without --miner-enabled (as Besu).
-  const sealer = ctx.clique
-    ? createCliqueSealer(config, ctx, ctx.clique, services.txPool, nodeKey, isSyncing)
-    : undefined;
+  const backend = await createBackend(config);
+  const { services, sealer } = backend;
+  const { network } = services;
+  const ctx = backend.chain;
   const head = ctx.chain.head();
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];
+  const ports = { http: 0, ws: 0 };
   try {
     if (network) {
       await network.start();
@@ -196,6 +279,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
         auth: auth.enabled ? auth : undefined,
         readiness: () => true,
       });
+      ports.http = http.port;
       log.info(`JSON-RPC HTTP service started on ${config.rpcHttpHost}:${http.port}`);
       services.endpoints.jsonrpc = { host: config.rpcHttpHost, port: http.port };
       closers.push(() => http.close());
@@ -235,6 +319,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
         auth: auth.enabled ? auth : undefined,
         subscriptions,
       });
+      ports.ws = ws.port;
       log.info(`JSON-RPC WebSocket service started on ${config.rpcWsHost}:${ws.port}`);
       services.endpoints.ws = { host: config.rpcWsHost, port: ws.port };
       closers.push(async () => {
@@ -242,20 +327,33 @@ export async function startNode(config: Config): Promise<RunningNode> {
         subscriptions.close();
       });
     }
+    if (config.graphqlHttpEnabled) {
+      const graphql = await startGraphQLServer({
+        host: config.graphqlHttpHost,
+        port: config.graphqlHttpPort,
+        services,
+        hostAllowlist: config.hostAllowlist,
+        corsOrigins: config.graphqlHttpCorsOrigins,
+        maxRequestContentLength: config.rpcHttpMaxRequestContentLength,
+      });
+      log.info(`GraphQL HTTP service started on ${config.graphqlHttpHost}:${graphql.port}`);
+      closers.push(() => graphql.close());
+    }
   } catch (err) {
     for (const close of closers.reverse()) await close();
-    await ctx.db.close();
+    await backend.close();
     throw err;
   }
   if (config.minerEnabled) services.miner?.start();
   sealer?.start();
   return {
+    services,
+    ports,
     async stop() {
       await services.miner?.stop();
       await sealer?.stop();
       for (const close of closers.reverse()) await close();
-      await ctx.importer.idle();
-      await ctx.db.close();
+      await backend.close();
     },
   };
 }

@@ -70,7 +70,7 @@ export interface OptionSpec<K extends OptionField = OptionField> {
 }
 
 export interface Unavailable {
-  /** Said to the user: "GraphQL is not available yet". */
+  /** Said to the user: "metrics are not available yet". */
   reason: string;
   /**
    * Values accepted besides the default because they ask for nothing absent (`false` for a feature
@@ -565,7 +565,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: false,
     help: 'Serve GraphQL over HTTP at /graphql',
     section: 'GraphQL',
-    unavailable: GRAPHQL,
   }),
   opt({
     name: '--graphql-http-host',
@@ -575,7 +574,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Host the GraphQL server listens on',
     section: 'GraphQL',
     label: '<HOST>',
-    unavailable: GRAPHQL,
   }),
   opt({
     name: '--graphql-http-port',
@@ -585,7 +583,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Port of the GraphQL server',
     section: 'GraphQL',
     ...PORT,
-    unavailable: GRAPHQL,
   }),
   opt({
     name: '--graphql-http-cors-origins',
@@ -596,7 +593,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Origins allowed by CORS for GraphQL; * or all for any',
     section: 'GraphQL',
     label: '<ORIGIN>[,<ORIGIN>...]',
-    unavailable: GRAPHQL,
   }),
 
   // --- Engine API
@@ -1264,7 +1260,7 @@ export function renderOptionsMarkdown(): string {
     '`--flag=false`; lists are comma-separated.',
     '',
     'An option does what its description says, or the node refuses it at start and names it with the',
-    'reason (`--graphql-http-enabled: GraphQL is not available yet`), before it touches the data',
+    'reason (`--engine-rpc-enabled: the engine API is not available yet`), before it touches the data',
     'directory. A description that ends in italics marks an option that is not available yet: its',
     'default is always accepted, and so is a value that only turns off what is absent',
     '(`--p2p-enabled=false`, `--nat-method=NONE`).',
