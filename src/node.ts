@@ -10,6 +10,7 @@ import { bytesToHex, createAddressFromString } from '@ethereumjs/util';
 import { ChainStore } from './chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './chain/errors.js';
 import { FeeOracle } from './chain/fees.js';
+import { ForkIdService } from './chain/forkId.js';
 import { initGenesis } from './chain/genesis.js';
 import { BlockImporter } from './chain/importer.js';
 import { readBlockFile, writeBlockFile } from './chain/rlpFile.js';
@@ -32,6 +33,9 @@ import { startMetrics } from './metrics/index.js';
 import { BlockBuilder } from './mining/builder.js';
 import { BlockProducer } from './mining/producer.js';
 import { MiningService } from './mining/service.js';
+import { parseEnode } from './p2p/enode.js';
+import { NetworkService } from './p2p/network.js';
+import { readStaticNodes } from './p2p/staticNodes.js';
 import { PluginService } from './plugins/service.js';
 import { createAuth } from './rpc/auth/index.js';
 import { createRpcCaches } from './rpc/caches.js';
@@ -195,7 +199,9 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
       importer: ctx.importer,
       clientVersion: opts.clientVersion ?? clientVersion(config),
       networkId: config.networkId,
-      peerCount: () => 0,
+      peerCount: () => services.network?.peerCount ?? 0,
+      syncStatus: () => services.network?.sync.status,
+      endpoints: {},
       fees: new FeeOracle(ctx.chain, {
         gasPriceBlocks: config.apiGasPriceBlocks,
         gasPricePercentile: config.apiGasPricePercentile,
@@ -225,11 +231,16 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
     services.logBloomCache = bloomCache;
     // Besu keeps its node key in the data directory, creating it on first start.
     const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
+    // The P2P network is built here and started by `startNode`.
+    const network = config.p2pEnabled ? createNetwork(config, ctx, txPool, nodeKey) : undefined;
+    services.network = network;
+    // Mining and sealing pause while the node is behind its peers.
+    const isSyncing = () => network?.isSyncing ?? false;
     if (config.genesis.config.consensus === 'ethash') {
-      services.miner = createEthashMiner(config, ctx, txPool);
+      services.miner = createEthashMiner(config, ctx, txPool, isSyncing);
     }
     // A Clique node seals whenever its key is a signer, without --miner-enabled (as Besu).
-    const sealer = clique ? createCliqueSealer(config, ctx, clique, txPool, nodeKey) : undefined;
+    const sealer = clique ? createCliqueSealer(config, ctx, clique, txPool, nodeKey, isSyncing) : undefined;
     return {
       services,
       chain: ctx,
@@ -260,25 +271,28 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   const log = logger('node');
   const backend = await createBackend(config);
   const { services, sealer } = backend;
+  const { network } = services;
   const ctx = backend.chain;
   const head = ctx.chain.head();
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];
-  const endpoints: Record<string, { host: string; port: number }> = {};
-  services.endpoints = endpoints;
   const ports = { http: 0, ws: 0 };
   try {
+    if (network) {
+      await network.start();
+      closers.push(() => network.stop());
+      services.endpoints.p2p = { host: network.host.advertisedHost, port: network.host.ports.listener };
+    }
     const metrics = await startMetrics(config, {
       chain: ctx.chain,
       importer: ctx.importer,
       txPool: services.txPool,
       peerCount: services.peerCount,
-      // No P2P networking yet: the node accepts no peer.
-      peerLimit: () => 0,
+      peerLimit: () => (services.network ? config.maxPeers : 0),
     });
     closers.push(() => metrics.close());
     services.metrics = metrics.service;
-    if (metrics.endpoint) endpoints.metrics = metrics.endpoint;
+    if (metrics.endpoint) services.endpoints.metrics = metrics.endpoint;
     const plugins = new PluginService({
       chain: ctx.chain,
       world: ctx.world,
@@ -324,7 +338,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       });
       ports.http = http.port;
       log.info(`JSON-RPC HTTP service started on ${config.rpcHttpHost}:${http.port}`);
-      endpoints.jsonrpc = { host: config.rpcHttpHost, port: http.port };
+      services.endpoints.jsonrpc = { host: config.rpcHttpHost, port: http.port };
       closers.push(() => http.close());
     }
     if (config.rpcWsEnabled) {
@@ -341,6 +355,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
           ctx.chain,
           (block, full) => blockAnswerOf(services, block, full).json,
           services.txPool,
+          network,
         ),
       );
       const dispatcher = createDispatcher({
@@ -363,7 +378,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       });
       ports.ws = ws.port;
       log.info(`JSON-RPC WebSocket service started on ${config.rpcWsHost}:${ws.port}`);
-      endpoints.ws = { host: config.rpcWsHost, port: ws.port };
+      services.endpoints.ws = { host: config.rpcWsHost, port: ws.port };
       closers.push(async () => {
         await ws.close();
         subscriptions.close();
@@ -379,6 +394,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
         maxRequestContentLength: config.rpcHttpMaxRequestContentLength,
       });
       log.info(`GraphQL HTTP service started on ${config.graphqlHttpHost}:${graphql.port}`);
+      services.endpoints.graphQL = { host: config.graphqlHttpHost, port: graphql.port };
       closers.push(() => graphql.close());
     }
   } catch (err) {
@@ -414,6 +430,7 @@ function createCliqueSealer(
   clique: Clique,
   pool: TxPool,
   nodeKey: Uint8Array,
+  isSyncing: () => boolean,
 ): BlockProducer {
   const engine = clique.engine(nodeKey, config.minerExtraData);
   logger('clique').info({ signer: engine.signer }, 'Clique signer address of the node key');
@@ -422,11 +439,44 @@ function createCliqueSealer(
     minPriorityFee: () => config.minPriorityFee,
     targetGasLimit: () => config.targetGasLimit,
   });
-  return new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('clique'));
+  return new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('clique'), { isSyncing });
+}
+
+/** The P2P network: host, eth protocol, sync and gossip, from the P2P options and static-nodes.json. */
+function createNetwork(config: Config, ctx: ChainContext, pool: TxPool, nodeKey: Uint8Array): NetworkService {
+  const genesisHash = ctx.chain.genesisHash() as Uint8Array;
+  const wildcard = config.p2pInterface === '0.0.0.0' || config.p2pInterface === '::';
+  const consensus = config.genesis.config.consensus;
+  // NONE and AUTO both advertise --p2p-host (or the interface): AUTO finds no UPnP or Docker NAT to ask.
+  logger('network').debug({ natMethod: config.natMethod }, 'NAT method');
+  return new NetworkService({
+    privateKey: nodeKey,
+    clientId: clientVersion(config),
+    listenHost: config.p2pInterface,
+    listenPort: config.p2pPort,
+    advertisedHost: config.p2pHost ?? (wildcard ? '127.0.0.1' : config.p2pInterface),
+    maxPeers: config.maxPeers,
+    discovery: config.discoveryEnabled,
+    bootnodes: config.bootnodes.map((b) => parseEnode(b)),
+    staticNodes: readStaticNodes(join(config.dataPath, 'static-nodes.json')),
+    common: ctx.common,
+    chain: ctx.chain,
+    importer: ctx.importer,
+    forkIds: ForkIdService.of(genesisHash, config.genesis),
+    networkId: config.networkId,
+    pool,
+    ethVersions: [68],
+    propagateBlocks: consensus === 'ethash' || consensus === 'clique',
+  });
 }
 
 /** Proof-of-work block production: the shared builder and producer driving the Ethash engine. */
-function createEthashMiner(config: Config, ctx: ChainContext, pool: TxPool): MiningService {
+function createEthashMiner(
+  config: Config,
+  ctx: ChainContext,
+  pool: TxPool,
+  isSyncing: () => boolean,
+): MiningService {
   const settings = {
     minGasPrice: config.minGasPrice,
     minPriorityFee: config.minPriorityFee,
@@ -442,7 +492,9 @@ function createEthashMiner(config: Config, ctx: ChainContext, pool: TxPool): Min
     minPriorityFee: () => settings.minPriorityFee,
     targetGasLimit: () => settings.targetGasLimit,
   });
-  const producer = new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('miner'));
+  const producer = new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('miner'), {
+    isSyncing,
+  });
   return new MiningService(producer, engine, settings, pool);
 }
 

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { publicKeyOf } from './index.js';
+import { keccak256, publicKeyOf } from './index.js';
 
 export class NodeKeyError extends Error {
   constructor(message: string) {
@@ -45,4 +45,9 @@ export function loadOrCreateNodeKey(file: string): Uint8Array {
 /** The 64-byte public key (uncompressed, without the 0x04 prefix). */
 export function nodePublicKey(privateKey: Uint8Array): Uint8Array {
   return publicKeyOf(privateKey).subarray(1);
+}
+
+/** The address of the node key (`0x` + 40 lowercase hex digits), e.g. its Clique signer address. */
+export function nodeAddress(privateKey: Uint8Array): string {
+  return `0x${Buffer.from(keccak256(nodePublicKey(privateKey)).subarray(12)).toString('hex')}`;
 }
