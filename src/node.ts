@@ -44,6 +44,8 @@ import { VERSION } from './version.js';
 export interface RunningNode {
   /** Stops servers and closes the database; resolves when everything is closed. */
   stop(): Promise<void>;
+  /** Resolves when the node cannot go on (the database cannot be written): the caller stops it. */
+  readonly failure?: Promise<Error>;
 }
 
 export interface ImportOptions {
@@ -229,9 +231,17 @@ export async function startNode(config: Config): Promise<RunningNode> {
     await ctx.db.close();
     throw err;
   }
+  // No space or no permission to write: stop rather than retry for ever; committed blocks stay.
+  const failure = new Promise<Error>((resolve) => {
+    ctx.db.onWriteFailure((err) => {
+      log.fatal({ err: err.message }, 'Database write failed; stopping the node');
+      resolve(err);
+    });
+  });
   if (config.minerEnabled) services.miner?.start();
   sealer?.start();
   return {
+    failure,
     async stop() {
       await services.miner?.stop();
       await sealer?.stop();

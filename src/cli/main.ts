@@ -162,8 +162,10 @@ function buildProgram(io: CliIo): Command {
 
 async function runNode(config: Config, io: CliIo): Promise<void> {
   const node = await io.startNode(config);
-  await io.waitForShutdown();
+  const stopped = io.waitForShutdown().then(() => undefined);
+  const failure = await (node.failure ? Promise.race([stopped, node.failure]) : stopped);
   await node.stop();
+  if (failure !== undefined) throw failure;
 }
 
 async function importWithProgress(

@@ -23,6 +23,7 @@ import {
   toErrorObject,
   UNAUTHORIZED,
 } from './errors.js';
+import { exceedsJsonLimits } from './jsonLimits.js';
 import { isKnownMethodName } from './method-names.js';
 import type { ApiGroup, AuthenticatedUser, MethodContext, RpcMethod } from './methods/types.js';
 import { RawJson } from './rawJson.js';
@@ -115,6 +116,14 @@ function javaIntValue(n: number): number {
   if (Number.isInteger(n)) return Number(BigInt.asIntN(32, BigInt(n)));
   if (Number.isNaN(n)) return 0;
   return Math.max(-2147483648, Math.min(2147483647, Math.trunc(n)));
+}
+
+/**
+ * A numeric id as Besu echoes it. A literal beyond a double's range (`1e400`) is read as an infinite
+ * double, which Besu's JSON writer quotes (`"Infinity"`, `"-Infinity"`): the answer stays JSON.
+ */
+function numberIdJson(id: number): string {
+  return Number.isFinite(id) ? String(id) : id > 0 ? '"Infinity"' : '"-Infinity"';
 }
 
 /** Java HashMap iteration order for string keys (small maps, no tree bins), as Besu's rpc_modules map has. */
@@ -211,7 +220,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     }
     // No id member at all: a notification, never answered (not even when it names an unknown method).
     if (id === undefined) return undefined;
-    const idJson = typeof id === 'string' ? JSON.stringify(id) : id === null ? 'null' : String(id);
+    const idJson = typeof id === 'string' ? JSON.stringify(id) : id === null ? 'null' : numberIdJson(id);
 
     const name = typeof method === 'string' ? method : String(method);
     const target = table.get(name);
@@ -265,6 +274,8 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     const ws = ctx.transport === 'ws';
     let parsed: unknown;
     try {
+      // Depth, number length and value count are bounded before the tree is built.
+      if (exceedsJsonLimits(body) !== undefined) throw new SyntaxError('JSON limits exceeded');
       parsed = JSON.parse(body);
     } catch {
       // WebSocket: an empty frame is -32600, any other unparsable text -32603.

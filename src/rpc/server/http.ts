@@ -1,12 +1,13 @@
 /**
  * The JSON-RPC HTTP listener on `node:http` (besu-facts.md §1.4). Per request, in Besu's order: Host
  * allowlist (403), CORS (403 or preflight 204), body size (413), then the routes: `POST /` JSON-RPC,
- * `GET /` 201, `GET /liveness`, `GET /readiness`, `POST /login`. Connections beyond the limit are closed
- * as they arrive. The JSON-RPC route does no work of its own beyond the auth gate: the dispatcher builds
+ * `GET /` 201, `GET /liveness`, `GET /readiness`, `POST /login`. At most `maxActiveConnections`
+ * requests are served at once; more wait in a bounded queue and only a full queue answers 503 (see
+ * `http1.ts`, which also times out slow senders). The JSON-RPC route does no work of its own beyond the auth gate: the dispatcher builds
  * the answer string and its status.
  */
 import type { DispatchContext, Dispatcher, DispatchResult } from '../dispatch.js';
-import { INTERNAL_ERROR, UNAUTHORIZED } from '../errors.js';
+import { INTERNAL_ERROR, logInternalError, UNAUTHORIZED } from '../errors.js';
 import type { AuthenticatedUser, RpcMethod } from '../methods/types.js';
 import type { Services } from '../services.js';
 import { createCorsPolicy, createHostCheck } from './http-policy.js';
@@ -48,8 +49,14 @@ export interface HttpServerOptions {
   hostAllowlist: readonly string[];
   /** Empty = requests with an Origin header are refused; `*` or `all` = any origin. */
   corsOrigins: readonly string[];
-  /** Connections beyond this are closed on arrival; 0 or less = no limit. */
+  /** Requests served at once (more wait in a queue of 10× this, then 503); 0 or less = no limit. */
   maxActiveConnections: number;
+  /** Requests that may wait for a slot; default 10 × `maxActiveConnections`. */
+  maxQueuedConnections?: number;
+  /** Headers must be complete this long after a request's first byte (ms); default 10 s. */
+  headerTimeoutMs?: number;
+  /** A body must be complete this long after its headers (ms); default 30 s. */
+  bodyTimeoutMs?: number;
   /** Jackson-style pretty JSON responses (`--json-pretty-print-enabled`). */
   prettyJson?: boolean;
   auth?: HttpAuthHook;
@@ -217,7 +224,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     },
     onError(err) {
       // The dispatcher maps handler failures itself; this is a failure of the server code.
-      console.error('HTTP JSON-RPC request failed', err);
+      logInternalError(err, 'HTTP request');
       return answer(200, INTERNAL_ERROR_BODY, jsonHeaders);
     },
   };
@@ -227,6 +234,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     port: opts.port,
     maxBodyBytes: opts.maxRequestContentLength,
     maxConnections: opts.maxActiveConnections,
+    ...(opts.maxQueuedConnections !== undefined ? { maxQueued: opts.maxQueuedConnections } : {}),
+    ...(opts.headerTimeoutMs !== undefined ? { headerTimeoutMs: opts.headerTimeoutMs } : {}),
+    ...(opts.bodyTimeoutMs !== undefined ? { bodyTimeoutMs: opts.bodyTimeoutMs } : {}),
     handler,
     idleTimeoutMs: IDLE_TIMEOUT_MS,
   });
