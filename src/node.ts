@@ -11,7 +11,7 @@ import { ChainStore } from './chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './chain/errors.js';
 import { initGenesis } from './chain/genesis.js';
 import { BlockImporter } from './chain/importer.js';
-import { readBlockFile, writeBlockFile } from './chain/rlpFile.js';
+import { checkBlockFile, readBlockFile, writeBlockFile } from './chain/rlpFile.js';
 import { createCommon, genesisHeaderFields } from './config/genesis.js';
 import type { Config } from './config/types.js';
 import { Clique, cliqueExecutionCommon } from './consensus/clique/index.js';
@@ -119,6 +119,30 @@ export function clientVersion(config: Config): string {
 export async function startNode(config: Config): Promise<RunningNode> {
   setLogLevel(config.logging);
   const log = logger('node');
+  // Every file the node reads is checked before the data directory is touched: a bad key, credentials
+  // or public key file stops the start with nothing written.
+  const httpAuth = config.rpcHttpEnabled
+    ? await createAuth({
+        enabled: config.rpcHttpAuthenticationEnabled,
+        credentialsFile: config.rpcHttpAuthenticationCredentialsFile,
+        jwtPublicKeyFile: config.rpcHttpAuthenticationJwtPublicKeyFile,
+        jwtAlgorithm: config.rpcHttpAuthenticationJwtAlgorithm,
+        noAuthMethods: config.rpcHttpApiMethodsNoAuth,
+        transport: 'HTTP',
+      })
+    : undefined;
+  const wsAuth = config.rpcWsEnabled
+    ? await createAuth({
+        enabled: config.rpcWsAuthenticationEnabled,
+        credentialsFile: config.rpcWsAuthenticationCredentialsFile,
+        jwtPublicKeyFile: config.rpcWsAuthenticationJwtPublicKeyFile,
+        jwtAlgorithm: config.rpcWsAuthenticationJwtAlgorithm,
+        noAuthMethods: config.rpcWsApiMethodsNoAuth,
+        transport: 'WS',
+      })
+    : undefined;
+  // Besu keeps its node key in the data directory, creating it on first start.
+  const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
   const ctx = await openChain(config);
   const services: Services = {
     config,
@@ -142,8 +166,6 @@ export async function startNode(config: Config): Promise<RunningNode> {
     miningEnabled: config.minerEnabled,
   });
   services.filters = new FilterManager(ctx.chain, services.txPool);
-  // Besu keeps its node key in the data directory, creating it on first start.
-  const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
   services.clique = ctx.clique;
   if (config.genesis.config.consensus === 'ethash') {
     services.miner = createEthashMiner(config, ctx, services.txPool);
@@ -156,15 +178,8 @@ export async function startNode(config: Config): Promise<RunningNode> {
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];
   try {
-    if (config.rpcHttpEnabled) {
-      const auth = await createAuth({
-        enabled: config.rpcHttpAuthenticationEnabled,
-        credentialsFile: config.rpcHttpAuthenticationCredentialsFile,
-        jwtPublicKeyFile: config.rpcHttpAuthenticationJwtPublicKeyFile,
-        jwtAlgorithm: config.rpcHttpAuthenticationJwtAlgorithm,
-        noAuthMethods: config.rpcHttpApiMethodsNoAuth,
-        transport: 'HTTP',
-      });
+    if (httpAuth !== undefined) {
+      const auth = httpAuth;
       const dispatcher = createDispatcher({
         methods: allMethods,
         enabledGroups: config.rpcHttpApi,
@@ -186,15 +201,8 @@ export async function startNode(config: Config): Promise<RunningNode> {
       log.info(`JSON-RPC HTTP service started on ${config.rpcHttpHost}:${http.port}`);
       closers.push(() => http.close());
     }
-    if (config.rpcWsEnabled) {
-      const auth = await createAuth({
-        enabled: config.rpcWsAuthenticationEnabled,
-        credentialsFile: config.rpcWsAuthenticationCredentialsFile,
-        jwtPublicKeyFile: config.rpcWsAuthenticationJwtPublicKeyFile,
-        jwtAlgorithm: config.rpcWsAuthenticationJwtAlgorithm,
-        noAuthMethods: config.rpcWsApiMethodsNoAuth,
-        transport: 'WS',
-      });
+    if (wsAuth !== undefined) {
+      const auth = wsAuth;
       const subscriptions = new SubscriptionManager(
         chainSubscriptionSource(
           ctx.chain,
@@ -298,6 +306,8 @@ export async function importBlocks(
 ): Promise<ImportSummary> {
   setLogLevel(config.logging);
   const log = logger('import');
+  // A file that is not blocks is refused before the data directory is opened.
+  for (const file of files) checkBlockFile(file);
   const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });
   let imported = 0;
   let skipped = 0;

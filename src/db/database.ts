@@ -10,7 +10,7 @@
  * A commit that fails for lack of space (LMDB map full, disk full) or permission throws
  * `StorageWriteError`: nothing of that batch is written, and what was committed before stays.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Database as LmdbDb, open, type RootDatabase } from 'lmdb';
 
@@ -58,6 +58,15 @@ function storageReason(err: unknown): string | undefined {
     return 'permission denied or read-only file system';
   if (/MDB_PANIC|MDB_TXN_FULL|Input\/output error|EIO/i.test(message)) return message;
   return undefined;
+}
+
+function freeBytes(path: string): number {
+  try {
+    const fs = statfsSync(path);
+    return fs.bavail * fs.bsize;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
 }
 
 /** Lock files held by this process, by path, with how many open databases use each. */
@@ -240,8 +249,11 @@ export class Database {
         }
       });
     } catch (err) {
-      const reason = storageReason(err);
+      let reason = storageReason(err);
       if (reason === undefined) throw err;
+      // LMDB reports a write that ran out of space as an I/O error: say which it was.
+      if (!reason.includes('space') && freeBytes(this.path) < 4 * 1024 * 1024)
+        reason = `no space left on the device (${reason})`;
       const failure = new StorageWriteError(this.path, reason, { cause: err });
       for (const listener of this.failureListeners) listener(failure);
       throw failure;
