@@ -101,6 +101,8 @@ const INVALID_REQUEST_ANSWER = fixedError(INVALID_REQUEST);
 const INTERNAL_ERROR_ANSWER = fixedError(INTERNAL_ERROR);
 const BATCH_TOO_LARGE_ANSWER = fixedError(EXCEEDS_RPC_MAX_BATCH_SIZE);
 const EMPTY_PARAMS: readonly unknown[] = Object.freeze([]);
+/** Longest a batch runs synchronous methods back to back before letting other work in. */
+const BATCH_SLICE_MS = 10;
 
 /** HTTP status of a single (non-batch) answer. */
 function statusOf(answer: Answer): number {
@@ -247,12 +249,20 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   }
 
   async function processBatch(batch: unknown[], ctx: DispatchContext): Promise<string> {
-    // Sequential, in order; notifications leave no entry.
+    // Sequential, in order; notifications leave no entry. A long batch of synchronous methods gives
+    // other clients a turn every few milliseconds instead of holding the event loop to the end.
     let out = '[';
     let first = true;
+    let sliceStart = performance.now();
     for (const element of batch) {
       let answer = processRequest(element, ctx);
-      if (answer instanceof Promise) answer = await answer;
+      if (answer instanceof Promise) {
+        answer = await answer;
+        sliceStart = performance.now();
+      } else if (performance.now() - sliceStart > BATCH_SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
       if (answer === undefined) continue;
       if (!first) out += ',';
       out += typeof answer === 'string' ? answer : answer.text;
