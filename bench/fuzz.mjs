@@ -371,6 +371,7 @@ export async function runFuzz({
   wsShare = 0.2,
   concurrency = 4,
   slowSenders = 4,
+  slowMs = 15_000,
   log = () => {},
 } = {}) {
   const rand = random(seed);
