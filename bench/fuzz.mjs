@@ -259,10 +259,29 @@ class HttpConnection {
         const sep = buf.indexOf('\r\n\r\n');
         if (sep < 0) return;
         const headText = buf.subarray(0, sep).toString('latin1');
-        const len = Number(/content-length: (\d+)/i.exec(headText)?.[1] ?? 0);
-        if (buf.length < sep + 4 + len) return;
         const status = Number(headText.slice(9, 12));
         const close = /connection: close/i.test(headText);
+        if (/transfer-encoding: chunked/i.test(headText)) {
+          // Streamed batch answers: chunks until the zero-size one.
+          const parts = [];
+          let i = sep + 4;
+          for (;;) {
+            const eol = buf.indexOf('\r\n', i);
+            if (eol < 0) return;
+            const size = Number.parseInt(buf.subarray(i, eol).toString('latin1'), 16);
+            if (size === 0) {
+              if (buf.length < eol + 4) return;
+              break;
+            }
+            if (buf.length < eol + 2 + size + 2) return;
+            parts.push(buf.subarray(eol + 2, eol + 2 + size));
+            i = eol + 2 + size + 2;
+          }
+          done(undefined, { status, body: Buffer.concat(parts).toString('utf8'), close });
+          return;
+        }
+        const len = Number(/content-length: (\d+)/i.exec(headText)?.[1] ?? 0);
+        if (buf.length < sep + 4 + len) return;
         done(undefined, { status, body: buf.subarray(sep + 4, sep + 4 + len).toString('utf8'), close });
       };
       const onClose = () => done(new Error('connection closed without an answer'));

@@ -47,6 +47,12 @@ export interface DispatchResult {
   status: number;
   body: string | undefined;
   bareBody?: boolean;
+  /**
+   * A batch answered piece by piece (only when the caller asked for streaming): `write` receives the
+   * answer's text in order; awaiting what it returns is the caller's back-pressure. Set instead of
+   * `body`, so a batch of large answers never sits in memory whole.
+   */
+  stream?: (write: (text: string) => Promise<void> | undefined) => Promise<void>;
 }
 
 export interface DispatcherOptions {
@@ -60,8 +66,15 @@ export interface DispatcherOptions {
 
 export interface Dispatcher {
   handle(body: string, ctx: DispatchContext): Promise<DispatchResult>;
-  /** Same as `handle`, but synchronous when every handler involved is (the servers' hot path). */
-  dispatch(body: string, ctx: DispatchContext): DispatchResult | Promise<DispatchResult>;
+  /**
+   * Same as `handle`, but synchronous when every handler involved is (the servers' hot path). With
+   * `stream`, a batch is answered through `DispatchResult.stream`.
+   */
+  dispatch(
+    body: string,
+    ctx: DispatchContext,
+    opts?: { stream?: boolean },
+  ): DispatchResult | Promise<DispatchResult>;
   /** The method a name resolves to when its group is enabled (rpc_modules included). */
   resolve(name: string): RpcMethod | undefined;
   /** The enabled groups as rpc_modules reports them. */
@@ -249,10 +262,24 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   }
 
   async function processBatch(batch: unknown[], ctx: DispatchContext): Promise<string> {
+    let out = '';
+    await streamBatch(batch, ctx, (text) => {
+      out += text;
+      return undefined;
+    });
+    return out;
+  }
+
+  async function streamBatch(
+    batch: unknown[],
+    ctx: DispatchContext,
+    write: (text: string) => Promise<void> | undefined,
+  ): Promise<void> {
     // Sequential, in order; notifications leave no entry. A long batch of synchronous methods gives
     // other clients a turn every few milliseconds instead of holding the event loop to the end.
-    let out = '[';
     let first = true;
+    const opened = write('[');
+    if (opened !== undefined) await opened;
     let sliceStart = performance.now();
     for (const element of batch) {
       let answer = processRequest(element, ctx);
@@ -264,11 +291,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         sliceStart = performance.now();
       }
       if (answer === undefined) continue;
-      if (!first) out += ',';
-      out += typeof answer === 'string' ? answer : answer.text;
+      const text = typeof answer === 'string' ? answer : answer.text;
+      const wrote = write(first ? text : `,${text}`);
       first = false;
+      if (wrote !== undefined) await wrote;
     }
-    return `${out}]`;
+    const closed = write(']');
+    if (closed !== undefined) await closed;
   }
 
   function single(answer: Answer): DispatchResult {
@@ -280,7 +309,11 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     return { status: statusOf(answer), body: answer.text, bareBody: true };
   }
 
-  function dispatch(body: string, ctx: DispatchContext): DispatchResult | Promise<DispatchResult> {
+  function dispatch(
+    body: string,
+    ctx: DispatchContext,
+    dispatchOpts?: { stream?: boolean },
+  ): DispatchResult | Promise<DispatchResult> {
     const ws = ctx.transport === 'ws';
     let parsed: unknown;
     try {
@@ -300,6 +333,10 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       if (!ws && opts.maxBatchSize > 0 && parsed.length > opts.maxBatchSize) {
         // A single error object, not an array, with HTTP 200.
         return { status: 200, body: BATCH_TOO_LARGE_ANSWER.text };
+      }
+      if (dispatchOpts?.stream === true) {
+        const batch = parsed;
+        return { status: 200, body: undefined, stream: (write) => streamBatch(batch, ctx, write) };
       }
       return processBatch(parsed, ctx).then((text) => ({ status: 200, body: text }));
     }

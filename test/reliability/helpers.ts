@@ -40,13 +40,25 @@ export function rawRequest(port: number, bytes: Buffer, timeoutMs = 20_000): Pro
       const text = Buffer.concat(chunks).toString('utf8');
       const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
       const sep = text.indexOf('\r\n\r\n');
-      resolve({
-        status: m ? Number(m[1]) : 0,
-        body: sep >= 0 ? text.slice(sep + 4) : '',
-        ms: Date.now() - started,
-      });
+      let body = sep >= 0 ? text.slice(sep + 4) : '';
+      if (/transfer-encoding: chunked/i.test(text.slice(0, sep))) body = unchunk(body);
+      resolve({ status: m ? Number(m[1]) : 0, body, ms: Date.now() - started });
     });
   });
+}
+
+/** The payload of a chunked body (sizes count bytes; the tests' bodies are ASCII). */
+export function unchunk(body: string): string {
+  let out = '';
+  let i = 0;
+  for (;;) {
+    const eol = body.indexOf('\r\n', i);
+    if (eol < 0) return out;
+    const size = Number.parseInt(body.slice(i, eol), 16);
+    if (!(size > 0)) return out;
+    out += body.slice(eol + 2, eol + 2 + size);
+    i = eol + 2 + size + 2;
+  }
 }
 
 /** Sends `text` one byte every `intervalMs`; resolves with how long the server kept the socket open. */

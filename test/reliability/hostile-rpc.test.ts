@@ -95,6 +95,21 @@ describe('hostile JSON-RPC input against bin/alder', () => {
     expect(JSON.parse(wsDeep as string)).toMatchObject({ id: null, error: { code: -32603 } });
   });
 
+  it('streams batch answers (chunked), in order, each element whole', async () => {
+    const batch = Array.from({ length: 1000 }, (_, i) =>
+      JSON.stringify({ jsonrpc: '2.0', id: i, method: 'eth_getBlockByNumber', params: ['0x0', true] }),
+    );
+    const r = await fetch(node.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `[${batch.join(',')}]`,
+    });
+    expect(r.headers.get('transfer-encoding')).toBe('chunked');
+    const answers = (await r.json()) as { id: number; result: { number: string } }[];
+    expect(answers.map((a) => a.id)).toEqual(batch.map((_, i) => i));
+    expect(answers.every((a) => a.result.number === '0x0')).toBe(true);
+  });
+
   it('closes connections that send their headers byte by byte (10 s header timeout)', async () => {
     const head = `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nX-Padding: ${'x'.repeat(400)}\r\n\r\n`;
     // The server sends 408 and closes; this sender reads nothing, yet the socket does not outlive it.

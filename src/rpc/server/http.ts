@@ -104,6 +104,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const { dispatcher, auth } = opts;
   const pretty = opts.prettyJson === true;
   const baseContext: DispatchContext = { services: opts.services, transport };
+  // Batch answers leave piece by piece (bounded memory), except when they are to be pretty-printed.
+  const streamBatches = { stream: !pretty };
 
   // Headers of the common answers, built once. `bare` = without Content-Type, for the answers Besu
   // writes without one.
@@ -123,6 +125,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     statusMessage === undefined ? { status, body, headers } : { status, body, headers, statusMessage };
 
   function resultAnswer(result: DispatchResult, headers: HeaderList): Http1Response {
+    if (result.stream !== undefined)
+      return { status: result.status, body: '', headers, stream: result.stream };
     let text = result.body ?? '';
     if (pretty && text !== '') text = prettyJson(JSON.parse(text));
     return answer(result.status, text, result.bareBody ? bareOf(headers) : headers);
@@ -134,7 +138,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     headers: HeaderList,
   ): Http1Response | Promise<Http1Response> {
     if (auth === undefined) {
-      const result = dispatcher.dispatch(body, baseContext);
+      const result = dispatcher.dispatch(body, baseContext, streamBatches);
       if (result instanceof Promise) return result.then((r) => resultAnswer(r, headers));
       return resultAnswer(result, headers);
     }
@@ -147,7 +151,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         authRequired: auth.required,
         permit: auth.permit?.(user),
       };
-      return resultAnswer(await dispatcher.dispatch(body, ctx), headers);
+      return resultAnswer(await dispatcher.dispatch(body, ctx, streamBatches), headers);
     });
   }
 

@@ -39,9 +39,19 @@ export interface Http1Response {
   /** Flat `[name, value, name, value …]` list; Content-Length is added by the server. */
   headers: readonly string[];
   body: string;
+  /**
+   * The body produced piece by piece (sent chunked, `body` ignored): `write` returns a promise when the
+   * client is behind and the producer should wait for it. HTTP/1.0 and HEAD get it gathered instead.
+   */
+  stream?: (write: (text: string) => Promise<void> | undefined) => Promise<void>;
   /** Close the connection after this answer. */
   close?: boolean;
 }
+
+/** Pieces of a streamed body are gathered up to this many characters per chunk. */
+const STREAM_CHUNK_CHARS = 64 * 1024;
+
+class StreamAborted extends Error {}
 
 export interface Http1Handler {
   /**
@@ -499,6 +509,79 @@ class Connection {
     }
   }
 
+  /** Sends a streamed body with chunked framing, holding the slot until it is complete. */
+  private respondStream(
+    res: Http1Response,
+    stream: NonNullable<Http1Response['stream']>,
+    keepAlive: boolean,
+  ): void {
+    const parsed = this.current;
+    this.busy = true;
+    this.clearDeadline();
+    const { stream: _omit, ...plain } = res;
+    if (parsed?.http10 || parsed?.req.method === 'HEAD') {
+      // No chunked framing for these: gather the body.
+      let body = '';
+      stream((text) => {
+        body += text;
+        return undefined;
+      }).then(
+        () => this.respond({ ...plain, body }, keepAlive),
+        (err: unknown) => this.respond(this.opts.handler.onError(err), keepAlive),
+      );
+      return;
+    }
+    const socket = this.socket;
+    socket.write(
+      `HTTP/1.1 ${res.status} ${res.statusMessage ?? STATUS_CODES[res.status] ?? ''}\r\n${headerLines(res.headers)}Transfer-Encoding: chunked\r\n${keepAlive && res.close !== true ? '' : 'Connection: close\r\n'}\r\n`,
+    );
+    let pending = '';
+    const flush = (): boolean => {
+      if (pending === '') return true;
+      const piece = pending;
+      pending = '';
+      return socket.write(`${Buffer.byteLength(piece).toString(16)}\r\n${piece}\r\n`);
+    };
+    const write = (text: string): Promise<void> | undefined => {
+      if (this.closed) throw new StreamAborted();
+      pending += text;
+      if (pending.length < STREAM_CHUNK_CHARS || flush()) return undefined;
+      return new Promise<void>((resolve) => {
+        const done = (): void => {
+          socket.off('drain', done);
+          socket.off('close', done);
+          resolve();
+        };
+        socket.once('drain', done);
+        socket.once('close', done);
+      });
+    };
+    stream(write).then(
+      () => {
+        flush();
+        this.current = undefined;
+        this.busy = false;
+        this.releaseSlot();
+        if (this.closed) return;
+        socket.write('0\r\n\r\n');
+        if (!keepAlive || res.close === true) {
+          this.closed = true;
+          socket.end();
+          return;
+        }
+        this.resume();
+      },
+      (err: unknown) => {
+        // The status line is gone: a failure part-way can only cut the connection.
+        if (!(err instanceof StreamAborted)) this.opts.handler.onError(err);
+        this.current = undefined;
+        this.busy = false;
+        this.releaseSlot();
+        this.destroy();
+      },
+    );
+  }
+
   private keep(part: Buffer): void {
     this.bodySize += part.length;
     if (this.skipping === undefined && part.length > 0) this.chunks.push(part);
@@ -535,6 +618,10 @@ class Connection {
   }
 
   private respond(res: Http1Response, keepAlive: boolean): void {
+    if (res.stream !== undefined && !this.closed) {
+      this.respondStream(res, res.stream, keepAlive);
+      return;
+    }
     const parsed = this.current;
     this.current = undefined;
     this.busy = false;
