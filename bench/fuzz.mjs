@@ -457,7 +457,18 @@ export async function runFuzz({
     const internal = new Map();
     internal.samples = [];
     // Warm up, then take the baseline.
-    for (let i = 0; i < 200; i++) await http.send(generate(rand, methods, values).body);
+    for (let i = 0; i < 200; i++) {
+      const req = generate(rand, methods, values);
+      try {
+        await http.send(req.body);
+      } catch (err) {
+        result.defects.push({
+          kind: req.kind,
+          defect: `warm-up: ${err.message}`,
+          request: String(req.body).slice(0, 200),
+        });
+      }
+    }
     result.rssBeforeMiB = rssMiB(child.pid);
 
     const slow = Array.from({ length: slowSenders }, () => slowSender(httpPort, slowMs));
