@@ -9,6 +9,7 @@ import type { Common } from '@ethereumjs/common';
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util';
 import { ChainStore } from './chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './chain/errors.js';
+import { FeeOracle } from './chain/fees.js';
 import { initGenesis } from './chain/genesis.js';
 import { BlockImporter } from './chain/importer.js';
 import { checkBlockFile, readBlockFile, writeBlockFile } from './chain/rlpFile.js';
@@ -21,19 +22,23 @@ import { createSealVerifier } from './consensus/ethash/seal.js';
 import { customCrypto, getKzg } from './crypto/index.js';
 import { loadOrCreateNodeKey } from './crypto/nodeKey.js';
 import { Database } from './db/database.js';
-import { chainSubscriptionSource } from './events/chainSource.js';
-import { FilterManager } from './filters/manager.js';
+import { BlockSimulator } from './execution/blockSimulator.js';
+import { CallSimulator } from './execution/simulator.js';
+import { FilterManager, type FilterManagerOptions } from './filters/manager.js';
+import { startGraphQLServer } from './graphql/server.js';
 import { logger, setLogLevel } from './log.js';
 import { BlockBuilder } from './mining/builder.js';
 import { BlockProducer } from './mining/producer.js';
 import { MiningService } from './mining/service.js';
 import { createAuth } from './rpc/auth/index.js';
+import { createRpcCaches } from './rpc/caches.js';
 import { createDispatcher } from './rpc/dispatch.js';
 import { blockAnswerOf } from './rpc/methods/eth/blocks.js';
 import { allMethods } from './rpc/methods/index.js';
 import { startHttpServer } from './rpc/server/http.js';
 import { startWsServer } from './rpc/server/ws.js';
 import type { Services } from './rpc/services.js';
+import { chainSubscriptionSource } from './rpc/subscriptions/chainSource.js';
 import { SubscriptionManager } from './rpc/subscriptions/manager.js';
 import { subscriptionMethods } from './rpc/subscriptions/methods.js';
 import { TrieStore } from './state/trieStore.js';
@@ -42,6 +47,10 @@ import { TxPool } from './txpool/pool.js';
 import { VERSION } from './version.js';
 
 export interface RunningNode {
+  /** The one backend every server answers from. */
+  readonly services: Services;
+  /** The ports the servers listen on (0 when a server is off). */
+  readonly ports: { http: number; ws: number };
   /** Stops servers and closes the database; resolves when everything is closed. */
   stop(): Promise<void>;
   /** Resolves when the node cannot go on (the database cannot be written): the caller stops it. */
@@ -67,7 +76,8 @@ export interface ExportOptions {
   file: string;
 }
 
-interface ChainContext {
+/** The opened data directory: database, state, chain, importer and consensus rules. */
+export interface ChainContext {
   db: Database;
   common: Common;
   world: WorldState;
@@ -78,7 +88,10 @@ interface ChainContext {
 }
 
 /** Opens the data directory, writing or checking the genesis block. */
-async function openChain(config: Config, opts: { skipPowValidation?: boolean } = {}): Promise<ChainContext> {
+export async function openChain(
+  config: Config,
+  opts: { skipPowValidation?: boolean } = {},
+): Promise<ChainContext> {
   const common = createCommon(config.genesis, { customCrypto: customCrypto() });
   // Chains that reach Cancun carry blobs: load the KZG trusted setup now (a few seconds) rather than
   // in the middle of the first blob block. Other chains never load it.
@@ -116,6 +129,104 @@ export function clientVersion(config: Config): string {
   return `alder${id}/v${VERSION}/${platform()}-${arch()}/node-${process.version}`;
 }
 
+export interface BackendOptions {
+  /** Import without checking proof-of-work seals (`blocks import --skip-pow-validation-enabled`). */
+  skipPowValidation?: boolean;
+  /** Overrides the `web3_clientVersion` answer. */
+  clientVersion?: string;
+  /** Options of the poll filter manager (tests shorten its sweep). */
+  filters?: FilterManagerOptions;
+}
+
+/** Every service of a node over one data directory, built once, shared by every adapter. */
+export interface Backend {
+  services: Services;
+  chain: ChainContext;
+  /** Clique block production when the genesis is Clique (started by `startNode`). */
+  sealer?: BlockProducer;
+  /** Stops block production, waits for the importer and closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root's core: opens the chain and builds every service the adapters answer from
+ * (pool, filters, fee oracle, simulators, the JSON-RPC caches, block production). `startNode` puts
+ * servers in front of it; tests build the node's stack with it too.
+ */
+export async function createBackend(config: Config, opts: BackendOptions = {}): Promise<Backend> {
+  // Besu keeps its node key in the data directory, creating it on first start. Read before the
+  // database is opened, so a bad key file leaves the data directory untouched.
+  const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
+  const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });
+  try {
+    const txPool = new TxPool(ctx.chain, ctx.world, ctx.common, {
+      maxSize: config.txPoolMaxSize,
+      priceBump: config.txPoolPriceBump,
+      maxFutureBySender: config.txPoolMaxFutureBySender,
+      minGasPrice: config.minGasPrice,
+      txFeeCap: config.rpcTxFeecap,
+      strictReplayProtection: config.strictTxReplayProtectionEnabled,
+      retentionHours: config.txPoolRetentionHours,
+      noLocalPriority: config.txPoolNoLocalPriority,
+      miningEnabled: config.minerEnabled,
+    });
+    const clique = ctx.clique;
+    const services: Services = {
+      config,
+      common: ctx.common,
+      chain: ctx.chain,
+      world: ctx.world,
+      importer: ctx.importer,
+      clientVersion: opts.clientVersion ?? clientVersion(config),
+      networkId: config.networkId,
+      peerCount: () => 0,
+      fees: new FeeOracle(ctx.chain, {
+        gasPriceBlocks: config.apiGasPriceBlocks,
+        gasPricePercentile: config.apiGasPricePercentile,
+        gasPriceMax: config.apiGasPriceMax,
+        minGasPrice: config.minGasPrice,
+        minPriorityFee: config.minPriorityFee,
+      }),
+      callSimulator: new CallSimulator(
+        ctx.chain,
+        ctx.world,
+        config.rpcGasCap,
+        clique ? (header) => createAddressFromString(clique.proposerOf(header)) : undefined,
+      ),
+      blockSimulator: new BlockSimulator(
+        ctx.chain,
+        ctx.world,
+        config.rpcGasCap,
+        clique ? cliqueExecutionCommon(config.genesis, customCrypto()) : undefined,
+      ),
+      ...createRpcCaches(config),
+      txPool,
+      filters: new FilterManager(ctx.chain, txPool, opts.filters),
+      clique,
+    };
+    if (config.genesis.config.consensus === 'ethash') {
+      services.miner = createEthashMiner(config, ctx, txPool);
+    }
+    // A Clique node seals whenever its key is a signer, without --miner-enabled (as Besu).
+    const sealer = clique ? createCliqueSealer(config, ctx, clique, txPool, nodeKey) : undefined;
+    return {
+      services,
+      chain: ctx,
+      sealer,
+      async close() {
+        await services.miner?.stop();
+        await sealer?.stop();
+        services.filters?.close();
+        await ctx.importer.idle();
+        await ctx.db.close();
+      },
+    };
+  } catch (err) {
+    await ctx.db.close();
+    throw err;
+  }
+}
+
 export async function startNode(config: Config): Promise<RunningNode> {
   setLogLevel(config.logging);
   const log = logger('node');
@@ -141,42 +252,13 @@ export async function startNode(config: Config): Promise<RunningNode> {
         transport: 'WS',
       })
     : undefined;
-  // Besu keeps its node key in the data directory, creating it on first start.
-  const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
-  const ctx = await openChain(config);
-  const services: Services = {
-    config,
-    common: ctx.common,
-    chain: ctx.chain,
-    world: ctx.world,
-    importer: ctx.importer,
-    clientVersion: clientVersion(config),
-    networkId: config.networkId,
-    peerCount: () => 0,
-  };
-  services.txPool = new TxPool(ctx.chain, ctx.world, ctx.common, {
-    maxSize: config.txPoolMaxSize,
-    priceBump: config.txPoolPriceBump,
-    maxFutureBySender: config.txPoolMaxFutureBySender,
-    minGasPrice: config.minGasPrice,
-    txFeeCap: config.rpcTxFeecap,
-    strictReplayProtection: config.strictTxReplayProtectionEnabled,
-    retentionHours: config.txPoolRetentionHours,
-    noLocalPriority: config.txPoolNoLocalPriority,
-    miningEnabled: config.minerEnabled,
-  });
-  services.filters = new FilterManager(ctx.chain, services.txPool);
-  services.clique = ctx.clique;
-  if (config.genesis.config.consensus === 'ethash') {
-    services.miner = createEthashMiner(config, ctx, services.txPool);
-  }
-  // A Clique node seals whenever its key is a signer, without --miner-enabled (as Besu).
-  const sealer = ctx.clique
-    ? createCliqueSealer(config, ctx, ctx.clique, services.txPool, nodeKey)
-    : undefined;
+  const backend = await createBackend(config);
+  const { services, sealer } = backend;
+  const ctx = backend.chain;
   const head = ctx.chain.head();
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];
+  const ports = { http: 0, ws: 0 };
   try {
     if (httpAuth !== undefined) {
       const auth = httpAuth;
@@ -198,6 +280,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
         auth: auth.enabled ? auth : undefined,
         readiness: () => true,
       });
+      ports.http = http.port;
       log.info(`JSON-RPC HTTP service started on ${config.rpcHttpHost}:${http.port}`);
       closers.push(() => http.close());
     }
@@ -228,15 +311,28 @@ export async function startNode(config: Config): Promise<RunningNode> {
         auth: auth.enabled ? auth : undefined,
         subscriptions,
       });
+      ports.ws = ws.port;
       log.info(`JSON-RPC WebSocket service started on ${config.rpcWsHost}:${ws.port}`);
       closers.push(async () => {
         await ws.close();
         subscriptions.close();
       });
     }
+    if (config.graphqlHttpEnabled) {
+      const graphql = await startGraphQLServer({
+        host: config.graphqlHttpHost,
+        port: config.graphqlHttpPort,
+        services,
+        hostAllowlist: config.hostAllowlist,
+        corsOrigins: config.graphqlHttpCorsOrigins,
+        maxRequestContentLength: config.rpcHttpMaxRequestContentLength,
+      });
+      log.info(`GraphQL HTTP service started on ${config.graphqlHttpHost}:${graphql.port}`);
+      closers.push(() => graphql.close());
+    }
   } catch (err) {
     for (const close of closers.reverse()) await close();
-    await ctx.db.close();
+    await backend.close();
     throw err;
   }
   // No space or no permission to write: stop rather than retry for ever; committed blocks stay.
@@ -250,12 +346,13 @@ export async function startNode(config: Config): Promise<RunningNode> {
   sealer?.start();
   return {
     failure,
+    services,
+    ports,
     async stop() {
       await services.miner?.stop();
       await sealer?.stop();
       for (const close of closers.reverse()) await close();
-      await ctx.importer.idle();
-      await ctx.db.close();
+      await backend.close();
     },
   };
 }

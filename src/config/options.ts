@@ -70,7 +70,7 @@ export interface OptionSpec<K extends OptionField = OptionField> {
 }
 
 export interface Unavailable {
-  /** Said to the user: "GraphQL is not available yet". */
+  /** Said to the user: "metrics are not available yet". */
   reason: string;
   /**
    * Values accepted besides the default because they ask for nothing absent (`false` for a feature
@@ -86,7 +86,6 @@ const opt = <K extends OptionField>(spec: OptionSpec<K>): OptionSpec => spec as 
 
 // Why options are refused (see `OptionSpec.unavailable`).
 const P2P: Unavailable = { reason: 'P2P networking is not available yet' };
-const GRAPHQL: Unavailable = { reason: 'GraphQL is not available yet' };
 const ENGINE: Unavailable = { reason: 'the engine API is not available yet' };
 const PRIVACY: Unavailable = { reason: 'private transactions are not available yet' };
 const METRICS: Unavailable = { reason: 'metrics are not available yet' };
@@ -570,7 +569,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: false,
     help: 'Serve GraphQL over HTTP at /graphql',
     section: 'GraphQL',
-    unavailable: GRAPHQL,
   }),
   opt({
     name: '--graphql-http-host',
@@ -580,7 +578,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Host the GraphQL server listens on',
     section: 'GraphQL',
     label: '<HOST>',
-    unavailable: GRAPHQL,
   }),
   opt({
     name: '--graphql-http-port',
@@ -590,7 +587,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Port of the GraphQL server',
     section: 'GraphQL',
     ...PORT,
-    unavailable: GRAPHQL,
   }),
   opt({
     name: '--graphql-http-cors-origins',
@@ -601,7 +597,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Origins allowed by CORS for GraphQL; * or all for any',
     section: 'GraphQL',
     label: '<ORIGIN>[,<ORIGIN>...]',
-    unavailable: GRAPHQL,
   }),
 
   // --- Engine API
@@ -1269,7 +1264,7 @@ export function renderOptionsMarkdown(): string {
     '`--flag=false`; lists are comma-separated.',
     '',
     'An option does what its description says, or the node refuses it at start and names it with the',
-    'reason (`--graphql-http-enabled: GraphQL is not available yet`), before it touches the data',
+    'reason (`--engine-rpc-enabled: the engine API is not available yet`), before it touches the data',
     'directory. A description that ends in italics marks an option that is not available yet: its',
     'default is always accepted, and so is a value that only turns off what is absent',
     '(`--p2p-enabled=false`, `--nat-method=NONE`).',

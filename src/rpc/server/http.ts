@@ -228,7 +228,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     },
     onError(err) {
       // The dispatcher maps handler failures itself; this is a failure of the server code.
-      logInternalError(err, 'HTTP request');
+      logInternalError(err, 'HTTP JSON-RPC request');
       return answer(200, INTERNAL_ERROR_BODY, jsonHeaders);
     },
   };
