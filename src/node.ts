@@ -24,17 +24,21 @@ import { loadOrCreateNodeKey } from './crypto/nodeKey.js';
 import { Database } from './db/database.js';
 import { BlockSimulator } from './execution/blockSimulator.js';
 import { CallSimulator } from './execution/simulator.js';
+import { BLOCKS_PER_SEGMENT, LogBloomCache } from './filters/bloomCache.js';
 import { FilterManager, type FilterManagerOptions } from './filters/manager.js';
 import { startGraphQLServer } from './graphql/server.js';
-import { logger, setLogLevel } from './log.js';
+import { logger, setLogFormat, setLogLevel } from './log.js';
+import { startMetrics } from './metrics/index.js';
 import { BlockBuilder } from './mining/builder.js';
 import { BlockProducer } from './mining/producer.js';
 import { MiningService } from './mining/service.js';
+import { PluginService } from './plugins/service.js';
 import { createAuth } from './rpc/auth/index.js';
 import { createRpcCaches } from './rpc/caches.js';
 import { createDispatcher } from './rpc/dispatch.js';
 import { blockAnswerOf } from './rpc/methods/eth/blocks.js';
 import { allMethods } from './rpc/methods/index.js';
+import { pluginRpcMethods } from './rpc/methods/plugins/index.js';
 import { startHttpServer } from './rpc/server/http.js';
 import { startWsServer } from './rpc/server/ws.js';
 import type { Services } from './rpc/services.js';
@@ -74,6 +78,23 @@ export interface ExportOptions {
   /** Block after the last one to export (exclusive, as Besu's --end-block); absent: one block. */
   to?: bigint;
   file: string;
+  /** Called as blocks are written (for progress display). */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface BloomCacheOptions {
+  /** First block; a multiple of 100,000. */
+  start: bigint;
+  /** Last block (default: the head). */
+  end?: bigint;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface BloomCacheSummary {
+  from: bigint;
+  to: bigint;
+  segments: number;
+  dir: string;
 }
 
 /** The opened data directory: database, state, chain, importer and consensus rules. */
@@ -204,6 +225,9 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
       filters: new FilterManager(ctx.chain, txPool, opts.filters),
       clique,
     };
+    const bloomCache = new LogBloomCache(ctx.chain, config.dataPath);
+    bloomCache.start(config.autoLogBloomCachingEnabled);
+    services.logBloomCache = bloomCache;
     if (config.genesis.config.consensus === 'ethash') {
       services.miner = createEthashMiner(config, ctx, txPool);
     }
@@ -217,6 +241,7 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
         await services.miner?.stop();
         await sealer?.stop();
         services.filters?.close();
+        await bloomCache.stop();
         await ctx.importer.idle();
         await ctx.db.close();
       },
@@ -227,7 +252,13 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
   }
 }
 
-export async function startNode(config: Config): Promise<RunningNode> {
+export interface StartOptions {
+  /** `--plugin-<name>-<option>` values taken from the command line. */
+  pluginArgs?: ReadonlyMap<string, string>;
+}
+
+export async function startNode(config: Config, opts: StartOptions = {}): Promise<RunningNode> {
+  setLogFormat(config.loggingFormat);
   setLogLevel(config.logging);
   const log = logger('node');
   // Every file the node reads is checked before the data directory is touched: a bad key, credentials
@@ -258,12 +289,41 @@ export async function startNode(config: Config): Promise<RunningNode> {
   const head = ctx.chain.head();
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];
+  const endpoints: Record<string, { host: string; port: number }> = {};
+  services.endpoints = endpoints;
   const ports = { http: 0, ws: 0 };
   try {
+    const metrics = await startMetrics(config, {
+      chain: ctx.chain,
+      importer: ctx.importer,
+      txPool: services.txPool,
+      peerCount: services.peerCount,
+      // No P2P networking yet: the node accepts no peer.
+      peerLimit: () => 0,
+    });
+    closers.push(() => metrics.close());
+    services.metrics = metrics.service;
+    if (metrics.endpoint) endpoints.metrics = metrics.endpoint;
+    const plugins = new PluginService({
+      chain: ctx.chain,
+      world: ctx.world,
+      txPool: services.txPool,
+      blooms: services.logBloomCache,
+    });
+    await plugins.load({
+      dataPath: config.dataPath,
+      plugins: config.plugins,
+      continueOnError: config.pluginContinueOnError,
+      args: opts.pluginArgs ?? new Map(),
+      env: process.env,
+    });
+    services.plugins = plugins;
+    closers.push(() => plugins.stop());
+    const methods = metrics.instrument([...allMethods, ...pluginRpcMethods(plugins.methods())]);
     if (httpAuth !== undefined) {
       const auth = httpAuth;
       const dispatcher = createDispatcher({
-        methods: allMethods,
+        methods,
         enabledGroups: config.rpcHttpApi,
         maxBatchSize: config.rpcHttpMaxBatchSize,
       });
@@ -282,6 +342,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
       });
       ports.http = http.port;
       log.info(`JSON-RPC HTTP service started on ${config.rpcHttpHost}:${http.port}`);
+      endpoints.jsonrpc = { host: config.rpcHttpHost, port: http.port };
       closers.push(() => http.close());
     }
     if (wsAuth !== undefined) {
@@ -294,7 +355,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
         ),
       );
       const dispatcher = createDispatcher({
-        methods: allMethods,
+        methods,
         // Besu serves the subscription methods on every WS connection, whatever --rpc-ws-api says.
         alwaysEnabled: subscriptionMethods,
         enabledGroups: config.rpcWsApi,
@@ -313,6 +374,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
       });
       ports.ws = ws.port;
       log.info(`JSON-RPC WebSocket service started on ${config.rpcWsHost}:${ws.port}`);
+      endpoints.ws = { host: config.rpcWsHost, port: ws.port };
       closers.push(async () => {
         await ws.close();
         subscriptions.close();
@@ -342,6 +404,13 @@ export async function startNode(config: Config): Promise<RunningNode> {
       resolve(err);
     });
   });
+  try {
+    await services.plugins?.start();
+  } catch (err) {
+    for (const close of closers.reverse()) await close();
+    await backend.close();
+    throw err;
+  }
   if (config.minerEnabled) services.miner?.start();
   sealer?.start();
   return {
@@ -401,6 +470,7 @@ export async function importBlocks(
   files: string[],
   opts: ImportOptions,
 ): Promise<ImportSummary> {
+  setLogFormat(config.loggingFormat);
   setLogLevel(config.logging);
   const log = logger('import');
   // A file that is not blocks is refused before the data directory is opened.
@@ -408,6 +478,9 @@ export async function importBlocks(
   const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });
   let imported = 0;
   let skipped = 0;
+  // One cheap pass over the files gives the progress display its total (blocks are not decoded).
+  let total = 0;
+  if (opts.onProgress) for (const file of files) for (const _ of readBlockFile(file)) total++;
   try {
     for (const file of files) {
       for (const { rlp, offset } of readBlockFile(file)) {
@@ -439,7 +512,7 @@ export async function importBlocks(
         );
         // Let I/O (log output, signals) through between blocks.
         await new Promise<void>((resolve) => setImmediate(resolve));
-        opts.onProgress?.(imported + skipped, undefined, block.header.number);
+        opts.onProgress?.(imported + skipped, total, block.header.number);
       }
     }
     const head = ctx.chain.head();
@@ -458,15 +531,39 @@ export async function exportBlocks(config: Config, opts: ExportOptions): Promise
     if (opts.from < 0n || opts.from > to)
       throw new Error(`nothing to export: start block ${opts.from} is after the head (${head})`);
     const chain = ctx.chain;
+    const total = Number(to - opts.from + 1n);
     function* blocks() {
       for (let n = opts.from; n <= to; n++) {
         const hash = chain.canonicalHash(n);
         const raw = hash && chain.getRawBlock(hash);
         if (!raw) throw new Error(`block ${n} is missing from the database`);
         yield raw;
+        opts.onProgress?.(Number(n - opts.from + 1n), total);
       }
     }
     return writeBlockFile(opts.file, blocks());
+  } finally {
+    await ctx.db.close();
+  }
+}
+
+/** `operator generate-log-bloom-cache`: writes the cache files of `start..end` (end: the head) offline. */
+export async function generateLogBloomCache(
+  config: Config,
+  opts: BloomCacheOptions,
+): Promise<BloomCacheSummary> {
+  setLogFormat(config.loggingFormat);
+  setLogLevel(config.logging);
+  const ctx = await openChain(config);
+  try {
+    const head = ctx.chain.head().number;
+    const end = opts.end === undefined || opts.end > head ? head : opts.end;
+    const cache = new LogBloomCache(ctx.chain, config.dataPath, { onProgress: opts.onProgress });
+    cache.start(false);
+    await cache.generate(opts.start, end);
+    const S = BigInt(BLOCKS_PER_SEGMENT);
+    const segments = end > opts.start ? Number((end - 1n) / S - opts.start / S + 1n) : 0;
+    return { from: opts.start, to: end, segments, dir: cache.dir };
   } finally {
     await ctx.db.close();
   }

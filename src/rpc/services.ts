@@ -12,8 +12,11 @@ import type { Config } from '../config/types.js';
 import type { Clique } from '../consensus/clique/index.js';
 import type { BlockSimulator } from '../execution/blockSimulator.js';
 import type { CallSimulator } from '../execution/simulator.js';
+import type { LogBloomCache } from '../filters/bloomCache.js';
 import type { FilterManager } from '../filters/manager.js';
+import type { MetricsService } from '../metrics/service.js';
 import type { MiningService } from '../mining/service.js';
+import type { PluginService } from '../plugins/service.js';
 import type { WorldState } from '../state/worldState.js';
 import type { TxPool } from '../txpool/pool.js';
 import type { FormatBlockOptions } from './format/block.js';
@@ -52,4 +55,12 @@ export interface Services {
   clique?: Clique;
   /** Block production (proof-of-work chains); absent where the consensus mines no blocks locally. */
   miner?: MiningService;
+  /** The log bloom cache files (eth_getLogs and log filters read full segments from them). */
+  logBloomCache?: LogBloomCache;
+  /** Loaded plugins (plugins_reloadPluginConfig). */
+  plugins?: PluginService;
+  /** The metrics registry (debug_metrics); absent or disabled when metrics are off. */
+  metrics?: MetricsService;
+  /** Listening endpoints by service name (`jsonrpc`, `ws`, `p2p`, `metrics`, `graphQL`), for net_services. */
+  endpoints?: Record<string, { host: string; port: number }>;
 }

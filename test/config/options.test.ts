@@ -144,18 +144,18 @@ describe('refusal at start', () => {
     expect(
       errorOf(() =>
         loadConfig([...DEV, '--engine-rpc-enabled', '--privacy-enabled'], {
-          [envVarName('--metrics-enabled')]: 'true',
+          [envVarName('--revert-reason-enabled')]: 'true',
         }),
       ),
     ).toBe(
-      '--engine-rpc-enabled: the engine API is not available yet; --privacy-enabled: private transactions are not available yet; ' +
-        '--metrics-enabled (from environment variable ALDER_METRICS_ENABLED): metrics are not available yet',
+      '--revert-reason-enabled (from environment variable ALDER_REVERT_REASON_ENABLED): revert reasons in transaction receipts are not available yet; ' +
+        '--engine-rpc-enabled: the engine API is not available yet; --privacy-enabled: private transactions are not available yet',
     );
   });
 
   it('is checked before the genesis is read', () => {
-    expect(errorOf(() => loadConfig(['--genesis-file=/nonexistent.json', '--metrics-enabled'], {}))).toBe(
-      '--metrics-enabled: metrics are not available yet',
+    expect(errorOf(() => loadConfig(['--genesis-file=/nonexistent.json', '--engine-rpc-enabled'], {}))).toBe(
+      '--engine-rpc-enabled: the engine API is not available yet',
     );
   });
 });

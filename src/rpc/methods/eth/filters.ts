@@ -78,7 +78,7 @@ export const ethGetFilterLogs = defineMethod({
     const chain = services.chain;
     const scope = logScopeOf(chain, f.spec.request as LogFilterParams);
     // A filter's logs are not bounded by --rpc-max-logs-range (the filter was accepted when installed).
-    return formatLogs(queryLogs(chain, scope, f.spec.query, { maxRange: 0 }));
+    return formatLogs(queryLogs(chain, scope, f.spec.query, { maxRange: 0 }, services.logBloomCache));
   },
 });
 

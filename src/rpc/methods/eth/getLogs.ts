@@ -15,9 +15,13 @@ export const ethGetLogs = defineMethod({
   params: [required(logFilter)],
   handler([filter], { services }) {
     const chain = services.chain;
-    const logs = queryLogs(chain, logScopeOf(chain, filter), compileLogQuery(filter.query), {
-      maxRange: services.config.rpcMaxLogsRange,
-    });
+    const logs = queryLogs(
+      chain,
+      logScopeOf(chain, filter),
+      compileLogQuery(filter.query),
+      { maxRange: services.config.rpcMaxLogsRange },
+      services.logBloomCache,
+    );
     return services.logCache.answer(logs);
   },
 });
