@@ -13,7 +13,7 @@ import { FeeOracle } from './chain/fees.js';
 import { ForkIdService } from './chain/forkId.js';
 import { initGenesis } from './chain/genesis.js';
 import { BlockImporter } from './chain/importer.js';
-import { readBlockFile, writeBlockFile } from './chain/rlpFile.js';
+import { checkBlockFile, readBlockFile, writeBlockFile } from './chain/rlpFile.js';
 import { createCommon, genesisHeaderFields } from './config/genesis.js';
 import type { Config } from './config/types.js';
 import { Clique, cliqueExecutionCommon } from './consensus/clique/index.js';
@@ -61,6 +61,8 @@ export interface RunningNode {
   readonly ports: { http: number; ws: number };
   /** Stops servers and closes the database; resolves when everything is closed. */
   stop(): Promise<void>;
+  /** Resolves when the node cannot go on (the database cannot be written): the caller stops it. */
+  readonly failure?: Promise<Error>;
 }
 
 export interface ImportOptions {
@@ -177,6 +179,9 @@ export interface Backend {
  * servers in front of it; tests build the node's stack with it too.
  */
 export async function createBackend(config: Config, opts: BackendOptions = {}): Promise<Backend> {
+  // Besu keeps its node key in the data directory, creating it on first start. Read before the
+  // database is opened, so a bad key file leaves the data directory untouched.
+  const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
   const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });
   try {
     const txPool = new TxPool(ctx.chain, ctx.world, ctx.common, {
@@ -229,8 +234,6 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
     const bloomCache = new LogBloomCache(ctx.chain, config.dataPath);
     bloomCache.start(config.autoLogBloomCachingEnabled);
     services.logBloomCache = bloomCache;
-    // Besu keeps its node key in the data directory, creating it on first start.
-    const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
     // The P2P network is built here and started by `startNode`.
     const network = config.p2pEnabled ? createNetwork(config, ctx, txPool, nodeKey) : undefined;
     services.network = network;
@@ -269,6 +272,28 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   setLogFormat(config.loggingFormat);
   setLogLevel(config.logging);
   const log = logger('node');
+  // Every file the node reads is checked before the data directory is touched: a bad key, credentials
+  // or public key file stops the start with nothing written.
+  const httpAuth = config.rpcHttpEnabled
+    ? await createAuth({
+        enabled: config.rpcHttpAuthenticationEnabled,
+        credentialsFile: config.rpcHttpAuthenticationCredentialsFile,
+        jwtPublicKeyFile: config.rpcHttpAuthenticationJwtPublicKeyFile,
+        jwtAlgorithm: config.rpcHttpAuthenticationJwtAlgorithm,
+        noAuthMethods: config.rpcHttpApiMethodsNoAuth,
+        transport: 'HTTP',
+      })
+    : undefined;
+  const wsAuth = config.rpcWsEnabled
+    ? await createAuth({
+        enabled: config.rpcWsAuthenticationEnabled,
+        credentialsFile: config.rpcWsAuthenticationCredentialsFile,
+        jwtPublicKeyFile: config.rpcWsAuthenticationJwtPublicKeyFile,
+        jwtAlgorithm: config.rpcWsAuthenticationJwtAlgorithm,
+        noAuthMethods: config.rpcWsApiMethodsNoAuth,
+        transport: 'WS',
+      })
+    : undefined;
   const backend = await createBackend(config);
   const { services, sealer } = backend;
   const { network } = services;
@@ -309,15 +334,8 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     services.plugins = plugins;
     closers.push(() => plugins.stop());
     const methods = metrics.instrument([...allMethods, ...pluginRpcMethods(plugins.methods())]);
-    if (config.rpcHttpEnabled) {
-      const auth = await createAuth({
-        enabled: config.rpcHttpAuthenticationEnabled,
-        credentialsFile: config.rpcHttpAuthenticationCredentialsFile,
-        jwtPublicKeyFile: config.rpcHttpAuthenticationJwtPublicKeyFile,
-        jwtAlgorithm: config.rpcHttpAuthenticationJwtAlgorithm,
-        noAuthMethods: config.rpcHttpApiMethodsNoAuth,
-        transport: 'HTTP',
-      });
+    if (httpAuth !== undefined) {
+      const auth = httpAuth;
       const dispatcher = createDispatcher({
         methods,
         enabledGroups: config.rpcHttpApi,
@@ -341,15 +359,8 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       services.endpoints.jsonrpc = { host: config.rpcHttpHost, port: http.port };
       closers.push(() => http.close());
     }
-    if (config.rpcWsEnabled) {
-      const auth = await createAuth({
-        enabled: config.rpcWsAuthenticationEnabled,
-        credentialsFile: config.rpcWsAuthenticationCredentialsFile,
-        jwtPublicKeyFile: config.rpcWsAuthenticationJwtPublicKeyFile,
-        jwtAlgorithm: config.rpcWsAuthenticationJwtAlgorithm,
-        noAuthMethods: config.rpcWsApiMethodsNoAuth,
-        transport: 'WS',
-      });
+    if (wsAuth !== undefined) {
+      const auth = wsAuth;
       const subscriptions = new SubscriptionManager(
         chainSubscriptionSource(
           ctx.chain,
@@ -402,6 +413,13 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     await backend.close();
     throw err;
   }
+  // No space or no permission to write: stop rather than retry for ever; committed blocks stay.
+  const failure = new Promise<Error>((resolve) => {
+    ctx.db.onWriteFailure((err) => {
+      log.fatal({ err: err.message }, 'Database write failed; stopping the node');
+      resolve(err);
+    });
+  });
   try {
     await services.plugins?.start();
   } catch (err) {
@@ -412,6 +430,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   if (config.minerEnabled) services.miner?.start();
   sealer?.start();
   return {
+    failure,
     services,
     ports,
     async stop() {
@@ -506,6 +525,8 @@ export async function importBlocks(
   setLogFormat(config.loggingFormat);
   setLogLevel(config.logging);
   const log = logger('import');
+  // A file that is not blocks is refused before the data directory is opened.
+  for (const file of files) checkBlockFile(file);
   const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });
   let imported = 0;
   let skipped = 0;

@@ -260,8 +260,10 @@ function buildProgram(io: CliIo, pluginArgs: ReadonlyMap<string, string>): Comma
 
 async function runNode(config: Config, io: CliIo, pluginArgs: ReadonlyMap<string, string>): Promise<void> {
   const node = await io.startNode(config, pluginArgs.size > 0 ? { pluginArgs } : undefined);
-  await io.waitForShutdown();
+  const stopped = io.waitForShutdown().then(() => undefined);
+  const failure = await (node.failure ? Promise.race([stopped, node.failure]) : stopped);
   await node.stop();
+  if (failure !== undefined) throw failure;
 }
 
 async function importWithProgress(

@@ -24,7 +24,13 @@ function validKey(key: Uint8Array): boolean {
 /** Reads the key at `file`, or creates one there (mode 0600) when the file does not exist. */
 export function loadOrCreateNodeKey(file: string): Uint8Array {
   if (existsSync(file)) {
-    const line = (readFileSync(file, 'utf8').split(/\r?\n/)[0] ?? '').trim();
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new NodeKeyError(`Node key file ${file} cannot be read: ${(err as Error).message}`);
+    }
+    const line = (text.split(/\r?\n/)[0] ?? '').trim();
     const hex = line.startsWith('0x') || line.startsWith('0X') ? line.slice(2) : line;
     if (!/^[0-9a-fA-F]{64}$/.test(hex)) {
       throw new NodeKeyError(`Node key file ${file} does not hold a 32-byte hex private key`);
