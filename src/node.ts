@@ -6,27 +6,22 @@ import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { createBlockFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { bytesToHex, createAddressFromString } from '@ethereumjs/util';
+import { bytesToHex } from '@ethereumjs/util';
 import { ChainStore } from './chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './chain/errors.js';
 import { initGenesis } from './chain/genesis.js';
-import { BlockImporter } from './chain/importer.js';
 import { readBlockFile, writeBlockFile } from './chain/rlpFile.js';
 import { createCommon, genesisHeaderFields } from './config/genesis.js';
 import type { Config } from './config/types.js';
-import { Clique, cliqueExecutionCommon } from './consensus/clique/index.js';
-import { EthashCaches } from './consensus/ethash/caches.js';
-import { EthashEngine } from './consensus/ethash/engine.js';
-import { createSealVerifier } from './consensus/ethash/seal.js';
+import type { ConsensusEngine } from './consensus/engine.js';
+import { createConsensusEngine } from './consensus/factory.js';
 import { customCrypto, getKzg } from './crypto/index.js';
 import { loadOrCreateNodeKey } from './crypto/nodeKey.js';
 import { Database } from './db/database.js';
 import { chainSubscriptionSource } from './events/chainSource.js';
+import { BlockImporter } from './execution/importer.js';
 import { FilterManager } from './filters/manager.js';
 import { logger, setLogLevel } from './log.js';
-import { BlockBuilder } from './mining/builder.js';
-import { BlockProducer } from './mining/producer.js';
-import { MiningService } from './mining/service.js';
 import { createAuth } from './rpc/auth/index.js';
 import { createDispatcher } from './rpc/dispatch.js';
 import { blockAnswerOf } from './rpc/methods/eth/blocks.js';
@@ -71,8 +66,7 @@ interface ChainContext {
   world: WorldState;
   chain: ChainStore;
   importer: BlockImporter;
-  clique?: Clique;
-  ethashCaches: EthashCaches;
+  engine: ConsensusEngine;
 }
 
 /** Opens the data directory, writing or checking the genesis block. */
@@ -88,21 +82,15 @@ async function openChain(config: Config, opts: { skipPowValidation?: boolean } =
     const alloc = new Map<string, GenesisAccount>();
     for (const [address, acc] of config.genesis.alloc) alloc.set(address, acc);
     await initGenesis(chain, world, { header: genesisHeaderFields(config.genesis), alloc });
-    const ethash = config.genesis.config.ethash;
-    const cliqueSpec = config.genesis.config.clique;
-    const clique = cliqueSpec ? new Clique(chain, cliqueSpec) : undefined;
-    // A Clique genesis must list its signers; refuse to start on one that does not.
-    const genesisHeader = chain.getHeaderByNumber(0n);
-    if (clique && genesisHeader) clique.signersAfter(genesisHeader);
-    const ethashCaches = new EthashCaches(join(config.dataPath, 'ethash'));
-    const importer = new BlockImporter(chain, world, {
-      skipPowValidation: opts.skipPowValidation ?? false,
-      fixedDifficulty: ethash?.fixedDifficulty,
-      consensus: clique?.rules,
-      executionCommon: clique ? cliqueExecutionCommon(config.genesis, customCrypto()) : undefined,
-      verifySeal: createSealVerifier(ethashCaches),
+    const engine = createConsensusEngine(config.genesis, {
+      chain,
+      dataPath: config.dataPath,
+      customCrypto: customCrypto(),
     });
-    return { db, common, world, chain, importer, clique, ethashCaches };
+    const importer = new BlockImporter(chain, world, engine, {
+      skipPowValidation: opts.skipPowValidation ?? false,
+    });
+    return { db, common, world, chain, importer, engine };
   } catch (err) {
     await db.close();
     throw err;
@@ -142,14 +130,21 @@ export async function startNode(config: Config): Promise<RunningNode> {
   services.filters = new FilterManager(ctx.chain, services.txPool);
   // Besu keeps its node key in the data directory, creating it on first start.
   const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
-  services.clique = ctx.clique;
-  if (config.genesis.config.consensus === 'ethash') {
-    services.miner = createEthashMiner(config, ctx, services.txPool);
+  services.clique = ctx.engine.apis.clique;
+  let producer: ReturnType<NonNullable<ConsensusEngine['createProducer']>> | undefined;
+  try {
+    producer = ctx.engine.createProducer?.({
+      config,
+      chain: ctx.chain,
+      importer: ctx.importer,
+      pool: services.txPool,
+      nodeKey,
+    });
+  } catch (err) {
+    await ctx.db.close();
+    throw err;
   }
-  // A Clique node seals whenever its key is a signer, without --miner-enabled (as Besu).
-  const sealer = ctx.clique
-    ? createCliqueSealer(config, ctx, ctx.clique, services.txPool, nodeKey)
-    : undefined;
+  services.miner = producer?.miner;
   const head = ctx.chain.head();
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];
@@ -229,56 +224,16 @@ export async function startNode(config: Config): Promise<RunningNode> {
     await ctx.db.close();
     throw err;
   }
-  if (config.minerEnabled) services.miner?.start();
-  sealer?.start();
+  producer?.start();
   return {
     async stop() {
-      await services.miner?.stop();
-      await sealer?.stop();
+      await producer?.stop();
       for (const close of closers.reverse()) await close();
       await ctx.importer.idle();
+      await ctx.engine.close();
       await ctx.db.close();
     },
   };
-}
-
-/** Clique block production: the shared builder and producer driving the Clique engine with the node key. */
-function createCliqueSealer(
-  config: Config,
-  ctx: ChainContext,
-  clique: Clique,
-  pool: TxPool,
-  nodeKey: Uint8Array,
-): BlockProducer {
-  const engine = clique.engine(nodeKey, config.minerExtraData);
-  logger('clique').info({ signer: engine.signer }, 'Clique signer address of the node key');
-  const builder = new BlockBuilder(ctx.chain, ctx.importer, pool, {
-    minGasPrice: () => config.minGasPrice,
-    minPriorityFee: () => config.minPriorityFee,
-    targetGasLimit: () => config.targetGasLimit,
-  });
-  return new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('clique'));
-}
-
-/** Proof-of-work block production: the shared builder and producer driving the Ethash engine. */
-function createEthashMiner(config: Config, ctx: ChainContext, pool: TxPool): MiningService {
-  const settings = {
-    minGasPrice: config.minGasPrice,
-    minPriorityFee: config.minPriorityFee,
-    targetGasLimit: config.targetGasLimit,
-  };
-  const engine = new EthashEngine(ctx.common, ctx.ethashCaches, {
-    coinbase: config.minerCoinbase ? createAddressFromString(config.minerCoinbase) : undefined,
-    extraData: config.minerExtraData,
-    fixedDifficulty: config.genesis.config.ethash?.fixedDifficulty,
-  });
-  const builder = new BlockBuilder(ctx.chain, ctx.importer, pool, {
-    minGasPrice: () => settings.minGasPrice,
-    minPriorityFee: () => settings.minPriorityFee,
-    targetGasLimit: () => settings.targetGasLimit,
-  });
-  const producer = new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('miner'));
-  return new MiningService(producer, engine, settings, pool);
 }
 
 export async function importBlocks(

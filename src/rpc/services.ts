@@ -4,9 +4,9 @@
  */
 import type { Common } from '@ethereumjs/common';
 import type { ChainStore } from '../chain/chainStore.js';
-import type { BlockImporter } from '../chain/importer.js';
 import type { Config } from '../config/types.js';
 import type { Clique } from '../consensus/clique/index.js';
+import type { BlockImporter } from '../execution/importer.js';
 import type { FilterManager } from '../filters/manager.js';
 import type { MiningService } from '../mining/service.js';
 import type { WorldState } from '../state/worldState.js';

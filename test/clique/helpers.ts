@@ -11,18 +11,19 @@ import { Address, hexToBytes } from '@ethereumjs/util';
 import { LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
 import { ChainStore } from '../../src/chain/chainStore.js';
 import { initGenesis } from '../../src/chain/genesis.js';
-import { BlockImporter } from '../../src/chain/importer.js';
 import {
   createCommon,
   type GenesisSpec,
   genesisHeaderFields,
   parseGenesis,
 } from '../../src/config/genesis.js';
+import { CliqueConsensus } from '../../src/consensus/clique/consensus.js';
 import { encodeExtraData, withSeal } from '../../src/consensus/clique/extraData.js';
-import { Clique, cliqueExecutionCommon } from '../../src/consensus/clique/index.js';
+import type { Clique } from '../../src/consensus/clique/index.js';
 import { addressOfPrivateKey, sealHash, signSeal } from '../../src/consensus/clique/seal.js';
 import { customCrypto, keccak256 } from '../../src/crypto/index.js';
 import { Database } from '../../src/db/database.js';
+import { BlockImporter } from '../../src/execution/importer.js';
 import { TrieStore } from '../../src/state/trieStore.js';
 import { WorldState } from '../../src/state/worldState.js';
 
@@ -84,11 +85,9 @@ export async function openCliqueChain(genesis: object): Promise<CliqueTestChain>
     header: genesisHeaderFields(spec),
     alloc: spec.alloc,
   });
-  const clique = new Clique(chain, spec.config.clique as NonNullable<GenesisSpec['config']['clique']>);
-  const importer = new BlockImporter(chain, world, {
-    consensus: clique.rules,
-    executionCommon: cliqueExecutionCommon(spec, customCrypto()),
-  });
+  const engine = new CliqueConsensus(chain, spec, customCrypto());
+  const clique = engine.clique;
+  const importer = new BlockImporter(chain, world, engine);
   return {
     spec,
     chain,

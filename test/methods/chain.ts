@@ -8,7 +8,6 @@ import { join, resolve } from 'node:path';
 import { createBlockFromRLP } from '@ethereumjs/block';
 import { ChainStore } from '../../src/chain/chainStore.js';
 import { initGenesis } from '../../src/chain/genesis.js';
-import { BlockImporter } from '../../src/chain/importer.js';
 import { readBlockFile } from '../../src/chain/rlpFile.js';
 import {
   createCommon,
@@ -17,8 +16,10 @@ import {
   loadGenesisFile,
 } from '../../src/config/genesis.js';
 import type { Config } from '../../src/config/types.js';
+import { createConsensusEngine } from '../../src/consensus/factory.js';
 import { customCrypto } from '../../src/crypto/index.js';
 import { Database } from '../../src/db/database.js';
+import { BlockImporter } from '../../src/execution/importer.js';
 import { RpcError, toErrorObject } from '../../src/rpc/errors.js';
 import { allMethods } from '../../src/rpc/methods/index.js';
 import type { Services } from '../../src/rpc/services.js';
@@ -55,7 +56,8 @@ export async function openTestChain(opts: TestChainOptions): Promise<TestChain> 
   const world = new WorldState(new TrieStore(db), common);
   const chain = new ChainStore(db, common);
   await initGenesis(chain, world, { header: genesisHeaderFields(spec), alloc: spec.alloc });
-  const importer = new BlockImporter(chain, world, { skipPowValidation: true });
+  const engine = createConsensusEngine(spec, { chain, dataPath: dir, customCrypto: customCrypto() });
+  const importer = new BlockImporter(chain, world, engine, { skipPowValidation: true });
   if (opts.blocks) {
     for (const { rlp } of readBlockFile(opts.blocks)) {
       const block = createBlockFromRLP(rlp, { common, setHardfork: true });

@@ -7,9 +7,11 @@
 import { createBlockFromRLP } from '@ethereumjs/block';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GeneratedChain, generateChain } from '../../bench/genchain.mjs';
-import { BlockImporter } from '../../src/chain/importer.js';
 import { readBlockFile } from '../../src/chain/rlpFile.js';
+import { createConsensusEngine } from '../../src/consensus/factory.js';
+import { customCrypto } from '../../src/crypto/index.js';
 import { chainSubscriptionSource } from '../../src/events/chainSource.js';
+import { BlockImporter } from '../../src/execution/importer.js';
 import { createDispatcher } from '../../src/rpc/dispatch.js';
 import { blockAnswerOf } from '../../src/rpc/methods/eth/blocks.js';
 import { allMethods } from '../../src/rpc/methods/index.js';
@@ -75,10 +77,12 @@ describe('subscriptions across a reorg', () => {
   async function importFile(path: string): Promise<void> {
     const { common, chain, world, config } = node.services;
     // As the node builds it for a fixed-difficulty proof-of-work genesis (seals are not real).
-    const importer = new BlockImporter(chain, world, {
-      skipPowValidation: true,
-      fixedDifficulty: config.genesis.config.ethash?.fixedDifficulty,
+    const engine = createConsensusEngine(config.genesis, {
+      chain,
+      dataPath: tempDir(),
+      customCrypto: customCrypto(),
     });
+    const importer = new BlockImporter(chain, world, engine, { skipPowValidation: true });
     for (const { rlp } of readBlockFile(path)) {
       await importer.importBlock(createBlockFromRLP(rlp, { common, setHardfork: true }));
     }
