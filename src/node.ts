@@ -13,7 +13,7 @@ import { initGenesis } from './chain/genesis.js';
 import { readBlockFile, writeBlockFile } from './chain/rlpFile.js';
 import { createCommon, genesisHeaderFields } from './config/genesis.js';
 import type { Config } from './config/types.js';
-import type { ConsensusEngine } from './consensus/engine.js';
+import type { ConsensusEngine, NodeProducer } from './consensus/engine.js';
 import { createConsensusEngine } from './consensus/factory.js';
 import { customCrypto, getKzg } from './crypto/index.js';
 import { loadOrCreateNodeKey } from './crypto/nodeKey.js';
@@ -131,7 +131,7 @@ export async function startNode(config: Config): Promise<RunningNode> {
   // Besu keeps its node key in the data directory, creating it on first start.
   const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
   services.clique = ctx.engine.apis.clique;
-  let producer: ReturnType<NonNullable<ConsensusEngine['createProducer']>> | undefined;
+  let producer: NodeProducer | undefined;
   try {
     producer = ctx.engine.createProducer?.({
       config,

@@ -111,6 +111,13 @@ export class EthashEngine implements ProofOfWorkSealer {
     return this.searcher?.usable ? this.searcher : undefined;
   }
 
+  /** Ends the search thread, if one was started. */
+  async close(): Promise<void> {
+    const searcher = this.searcher;
+    this.searcher = null;
+    await searcher?.close();
+  }
+
   async seal(block: Block, signal: AbortSignal): Promise<Block | undefined> {
     const epoch = await this.caches.get(epochOf(block.header.number));
     if (signal.aborted) return undefined;

@@ -97,7 +97,10 @@ export class EthashConsensus implements ConsensusEngine {
       start: () => {
         if (config.minerEnabled) miner.start();
       },
-      stop: () => miner.stop(),
+      stop: async () => {
+        await miner.stop();
+        await sealer.close();
+      },
     };
   }
 
