@@ -46,11 +46,6 @@ const TOLERATED: readonly string[] = [
   'above: events/chainSource.ts → rpc/format/log.ts',
   'above: events/chainSource.ts → rpc/format/pendingTransaction.ts',
   'above: events/chainSource.ts → rpc/subscriptions/source.ts',
-  // chain/'s importer reaches up into execution/ (block execution moves to execution/'s BlockProcessor).
-  'above: chain/importer.ts → execution/commonLookups.ts',
-  // The engines implement mining/'s engine interface while mining/ names ethash's engine type
-  // (the ConsensusEngine seam in consensus/ removes the back edge).
-  'same-rank cycle: consensus/ ⇄ mining/',
   // The simulator and the authorization (EIP-7702) helpers import each other.
   'file cycle: execution/authorizations.ts ⇄ execution/simulator.ts',
 ];
