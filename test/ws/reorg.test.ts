@@ -8,14 +8,11 @@ import { createBlockFromRLP } from '@ethereumjs/block';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GeneratedChain, generateChain } from '../../bench/genchain.mjs';
 import { readBlockFile } from '../../src/chain/rlpFile.js';
-import { createConsensusEngine } from '../../src/consensus/factory.js';
-import { customCrypto } from '../../src/crypto/index.js';
-import { chainSubscriptionSource } from '../../src/events/chainSource.js';
-import { BlockImporter } from '../../src/execution/importer.js';
 import { createDispatcher } from '../../src/rpc/dispatch.js';
 import { blockAnswerOf } from '../../src/rpc/methods/eth/blocks.js';
 import { allMethods } from '../../src/rpc/methods/index.js';
 import { startWsServer, type WsServer } from '../../src/rpc/server/ws.js';
+import { chainSubscriptionSource } from '../../src/rpc/subscriptions/chainSource.js';
 import { SubscriptionManager } from '../../src/rpc/subscriptions/manager.js';
 import { subscriptionMethods } from '../../src/rpc/subscriptions/methods.js';
 import { removeDir, tempDir } from '../helpers/node.js';
@@ -75,14 +72,8 @@ describe('subscriptions across a reorg', () => {
   });
 
   async function importFile(path: string): Promise<void> {
-    const { common, chain, world, config } = node.services;
-    // As the node builds it for a fixed-difficulty proof-of-work genesis (seals are not real).
-    const engine = createConsensusEngine(config.genesis, {
-      chain,
-      dataPath: tempDir(),
-      customCrypto: customCrypto(),
-    });
-    const importer = new BlockImporter(chain, world, engine, { skipPowValidation: true });
+    // The node's own importer (seals of the generated proof-of-work chain are not real: not checked).
+    const { common, importer } = node.services;
     for (const { rlp } of readBlockFile(path)) {
       await importer.importBlock(createBlockFromRLP(rlp, { common, setHardfork: true }));
     }
