@@ -6,33 +6,28 @@ import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { createBlockFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { bytesToHex, createAddressFromString } from '@ethereumjs/util';
+import { bytesToHex } from '@ethereumjs/util';
 import { ChainStore } from './chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './chain/errors.js';
 import { FeeOracle } from './chain/fees.js';
 import { ForkIdService } from './chain/forkId.js';
 import { initGenesis } from './chain/genesis.js';
-import { BlockImporter } from './chain/importer.js';
 import { checkBlockFile, readBlockFile, writeBlockFile } from './chain/rlpFile.js';
 import { createCommon, genesisHeaderFields } from './config/genesis.js';
 import type { Config } from './config/types.js';
-import { Clique, cliqueExecutionCommon } from './consensus/clique/index.js';
-import { EthashCaches } from './consensus/ethash/caches.js';
-import { EthashEngine } from './consensus/ethash/engine.js';
-import { createSealVerifier } from './consensus/ethash/seal.js';
+import type { ConsensusEngine, NodeProducer } from './consensus/engine.js';
+import { createConsensusEngine } from './consensus/factory.js';
 import { customCrypto, getKzg } from './crypto/index.js';
 import { loadOrCreateNodeKey } from './crypto/nodeKey.js';
 import { Database } from './db/database.js';
 import { BlockSimulator } from './execution/blockSimulator.js';
+import { BlockImporter } from './execution/importer.js';
 import { CallSimulator } from './execution/simulator.js';
 import { BLOCKS_PER_SEGMENT, LogBloomCache } from './filters/bloomCache.js';
 import { FilterManager, type FilterManagerOptions } from './filters/manager.js';
 import { startGraphQLServer } from './graphql/server.js';
 import { logger, setLogFormat, setLogLevel } from './log.js';
 import { startMetrics } from './metrics/index.js';
-import { BlockBuilder } from './mining/builder.js';
-import { BlockProducer } from './mining/producer.js';
-import { MiningService } from './mining/service.js';
 import { parseEnode } from './p2p/enode.js';
 import { NetworkService } from './p2p/network.js';
 import { readStaticNodes } from './p2p/staticNodes.js';
@@ -108,8 +103,7 @@ export interface ChainContext {
   world: WorldState;
   chain: ChainStore;
   importer: BlockImporter;
-  clique?: Clique;
-  ethashCaches: EthashCaches;
+  engine: ConsensusEngine;
 }
 
 /** Opens the data directory, writing or checking the genesis block. */
@@ -128,21 +122,15 @@ export async function openChain(
     const alloc = new Map<string, GenesisAccount>();
     for (const [address, acc] of config.genesis.alloc) alloc.set(address, acc);
     await initGenesis(chain, world, { header: genesisHeaderFields(config.genesis), alloc });
-    const ethash = config.genesis.config.ethash;
-    const cliqueSpec = config.genesis.config.clique;
-    const clique = cliqueSpec ? new Clique(chain, cliqueSpec) : undefined;
-    // A Clique genesis must list its signers; refuse to start on one that does not.
-    const genesisHeader = chain.getHeaderByNumber(0n);
-    if (clique && genesisHeader) clique.signersAfter(genesisHeader);
-    const ethashCaches = new EthashCaches(join(config.dataPath, 'ethash'));
-    const importer = new BlockImporter(chain, world, {
-      skipPowValidation: opts.skipPowValidation ?? false,
-      fixedDifficulty: ethash?.fixedDifficulty,
-      consensus: clique?.rules,
-      executionCommon: clique ? cliqueExecutionCommon(config.genesis, customCrypto()) : undefined,
-      verifySeal: createSealVerifier(ethashCaches),
+    const engine = createConsensusEngine(config.genesis, {
+      chain,
+      dataPath: config.dataPath,
+      customCrypto: customCrypto(),
     });
-    return { db, common, world, chain, importer, clique, ethashCaches };
+    const importer = new BlockImporter(chain, world, engine, {
+      skipPowValidation: opts.skipPowValidation ?? false,
+    });
+    return { db, common, world, chain, importer, engine };
   } catch (err) {
     await db.close();
     throw err;
@@ -167,8 +155,8 @@ export interface BackendOptions {
 export interface Backend {
   services: Services;
   chain: ChainContext;
-  /** Clique block production when the genesis is Clique (started by `startNode`). */
-  sealer?: BlockProducer;
+  /** This node's block production, from the consensus engine (started by `startNode`). */
+  producer?: NodeProducer;
   /** Stops block production, waits for the importer and closes the database. */
   close(): Promise<void>;
 }
@@ -195,7 +183,7 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
       noLocalPriority: config.txPoolNoLocalPriority,
       miningEnabled: config.minerEnabled,
     });
-    const clique = ctx.clique;
+    const engine = ctx.engine;
     const services: Services = {
       config,
       common: ctx.common,
@@ -218,42 +206,45 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
         ctx.chain,
         ctx.world,
         config.rpcGasCap,
-        clique ? (header) => createAddressFromString(clique.proposerOf(header)) : undefined,
+        engine.executionCommon ? (header) => engine.feeRecipient(header) : undefined,
       ),
       blockSimulator: new BlockSimulator(
         ctx.chain,
         ctx.world,
         config.rpcGasCap,
-        clique ? cliqueExecutionCommon(config.genesis, customCrypto()) : undefined,
+        engine.executionCommon?.copy(),
       ),
       ...createRpcCaches(config),
       txPool,
       filters: new FilterManager(ctx.chain, txPool, opts.filters),
-      clique,
+      clique: engine.apis.clique,
     };
-    const bloomCache = new LogBloomCache(ctx.chain, config.dataPath);
-    bloomCache.start(config.autoLogBloomCachingEnabled);
-    services.logBloomCache = bloomCache;
     // The P2P network is built here and started by `startNode`.
     const network = config.p2pEnabled ? createNetwork(config, ctx, txPool, nodeKey) : undefined;
     services.network = network;
-    // Mining and sealing pause while the node is behind its peers.
-    const isSyncing = () => network?.isSyncing ?? false;
-    if (config.genesis.config.consensus === 'ethash') {
-      services.miner = createEthashMiner(config, ctx, txPool, isSyncing);
-    }
-    // A Clique node seals whenever its key is a signer, without --miner-enabled (as Besu).
-    const sealer = clique ? createCliqueSealer(config, ctx, clique, txPool, nodeKey, isSyncing) : undefined;
+    const producer = engine.createProducer?.({
+      config,
+      chain: ctx.chain,
+      importer: ctx.importer,
+      pool: txPool,
+      nodeKey,
+      // Mining and sealing pause while the node is behind its peers.
+      isSyncing: () => network?.isSyncing ?? false,
+    });
+    services.miner = producer?.miner;
+    const bloomCache = new LogBloomCache(ctx.chain, config.dataPath);
+    bloomCache.start(config.autoLogBloomCachingEnabled);
+    services.logBloomCache = bloomCache;
     return {
       services,
       chain: ctx,
-      sealer,
+      producer,
       async close() {
-        await services.miner?.stop();
-        await sealer?.stop();
+        await producer?.stop();
         services.filters?.close();
         await bloomCache.stop();
         await ctx.importer.idle();
+        await engine.close();
         await ctx.db.close();
       },
     };
@@ -295,7 +286,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       })
     : undefined;
   const backend = await createBackend(config);
-  const { services, sealer } = backend;
+  const { services, producer } = backend;
   const { network } = services;
   const ctx = backend.chain;
   const head = ctx.chain.head();
@@ -427,38 +418,17 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     await backend.close();
     throw err;
   }
-  if (config.minerEnabled) services.miner?.start();
-  sealer?.start();
+  producer?.start();
   return {
     failure,
     services,
     ports,
     async stop() {
-      await services.miner?.stop();
-      await sealer?.stop();
+      await producer?.stop();
       for (const close of closers.reverse()) await close();
       await backend.close();
     },
   };
-}
-
-/** Clique block production: the shared builder and producer driving the Clique engine with the node key. */
-function createCliqueSealer(
-  config: Config,
-  ctx: ChainContext,
-  clique: Clique,
-  pool: TxPool,
-  nodeKey: Uint8Array,
-  isSyncing: () => boolean,
-): BlockProducer {
-  const engine = clique.engine(nodeKey, config.minerExtraData);
-  logger('clique').info({ signer: engine.signer }, 'Clique signer address of the node key');
-  const builder = new BlockBuilder(ctx.chain, ctx.importer, pool, {
-    minGasPrice: () => config.minGasPrice,
-    minPriorityFee: () => config.minPriorityFee,
-    targetGasLimit: () => config.targetGasLimit,
-  });
-  return new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('clique'), { isSyncing });
 }
 
 /** The P2P network: host, eth protocol, sync and gossip, from the P2P options and static-nodes.json. */
@@ -487,34 +457,6 @@ function createNetwork(config: Config, ctx: ChainContext, pool: TxPool, nodeKey:
     ethVersions: [68],
     propagateBlocks: consensus === 'ethash' || consensus === 'clique',
   });
-}
-
-/** Proof-of-work block production: the shared builder and producer driving the Ethash engine. */
-function createEthashMiner(
-  config: Config,
-  ctx: ChainContext,
-  pool: TxPool,
-  isSyncing: () => boolean,
-): MiningService {
-  const settings = {
-    minGasPrice: config.minGasPrice,
-    minPriorityFee: config.minPriorityFee,
-    targetGasLimit: config.targetGasLimit,
-  };
-  const engine = new EthashEngine(ctx.common, ctx.ethashCaches, {
-    coinbase: config.minerCoinbase ? createAddressFromString(config.minerCoinbase) : undefined,
-    extraData: config.minerExtraData,
-    fixedDifficulty: config.genesis.config.ethash?.fixedDifficulty,
-  });
-  const builder = new BlockBuilder(ctx.chain, ctx.importer, pool, {
-    minGasPrice: () => settings.minGasPrice,
-    minPriorityFee: () => settings.minPriorityFee,
-    targetGasLimit: () => settings.targetGasLimit,
-  });
-  const producer = new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('miner'), {
-    isSyncing,
-  });
-  return new MiningService(producer, engine, settings, pool);
 }
 
 export async function importBlocks(

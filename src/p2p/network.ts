@@ -9,7 +9,7 @@ import type { Common } from '@ethereumjs/common';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from '../chain/errors.js';
 import type { ForkIdService } from '../chain/forkId.js';
-import type { BlockImporter } from '../chain/importer.js';
+import type { BlockImporter } from '../execution/importer.js';
 import { keccak256 } from '../crypto/index.js';
 import { logger } from '../log.js';
 import type { PooledTx, TxPool } from '../txpool/pool.js';

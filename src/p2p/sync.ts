@@ -11,7 +11,7 @@ import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import type { ChainStore } from '../chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from '../chain/errors.js';
-import type { BlockImporter } from '../chain/importer.js';
+import type { BlockImporter } from '../execution/importer.js';
 import { keccak256 } from '../crypto/index.js';
 import { logger } from '../log.js';
 import { DisconnectReason } from './disconnect.js';

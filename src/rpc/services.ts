@@ -7,7 +7,7 @@
 import type { Common } from '@ethereumjs/common';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { FeeOracle } from '../chain/fees.js';
-import type { BlockImporter } from '../chain/importer.js';
+import type { BlockImporter } from '../execution/importer.js';
 import type { Config } from '../config/types.js';
 import type { Clique } from '../consensus/clique/index.js';
 import type { BlockSimulator } from '../execution/blockSimulator.js';
