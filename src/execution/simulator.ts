@@ -28,7 +28,6 @@ import { CallState } from './callState.js';
 import { useFastCommonLookups } from './commonLookups.js';
 import { Fallback } from './fastCall/fallback.js';
 import { type FastTx, type ForkRules, forkRules, runFastCall } from './fastCall/runner.js';
-import { ContentCache, StateSnapshot } from './stateSnapshot.js';
 
 export { openOverlayState } from './overlayStore.js';
 
@@ -186,8 +185,6 @@ interface SimContext {
 /** Blocks with idle contexts kept, and idle contexts kept per block (one per concurrent caller). */
 const MAX_BLOCKS = 4;
 const MAX_IDLE_PER_BLOCK = 16;
-/** State roots whose snapshots are kept for new contexts (contexts hold their own). */
-const MAX_SNAPSHOTS = 8;
 
 /**
  * A Common for building call transactions with. Every transaction constructor copies the Common it
@@ -219,15 +216,12 @@ function authorOf(author: (header: BlockHeader) => Address, header: BlockHeader)
 export class CallSimulator {
   /** Idle contexts by block hash, most recently used block last. */
   private readonly idle = new Map<string, SimContext[]>();
-  /** Committed state by state root, most recently used last. */
-  private readonly snapshots = new Map<string, StateSnapshot>();
-  private readonly content: ContentCache;
   /** Calls run on the interpreter and on the EVM library (fallbacks included). */
   readonly stats = { fast: 0, library: 0 };
 
   constructor(
     private readonly chain: ChainStore,
-    world: WorldState,
+    private readonly world: WorldState,
     /** 0 = no cap. */
     private readonly gasCap: bigint,
     /**
@@ -238,9 +232,7 @@ export class CallSimulator {
     private readonly blockAuthor?: (header: BlockHeader) => Address,
     /** Runs every call on the EVM library (the interpreter's differential tests compare both). */
     private readonly fastDisabled = false,
-  ) {
-    this.content = new ContentCache(world);
-  }
+  ) {}
 
   /** The gas limit a call runs with: the given gas or the block's, capped by --rpc-gas-cap. */
   gasLimitFor(header: BlockHeader, call: CallRequest): bigint {
@@ -258,21 +250,6 @@ export class CallSimulator {
       if (gas > max) gas = max;
     }
     return gas;
-  }
-
-  private snapshotAt(header: BlockHeader): StateSnapshot {
-    const key = bytesToHex(header.stateRoot);
-    let snapshot = this.snapshots.get(key);
-    if (snapshot) {
-      this.snapshots.delete(key);
-    } else {
-      snapshot = new StateSnapshot(this.content, header.stateRoot, header.common);
-      if (this.snapshots.size >= MAX_SNAPSHOTS) {
-        this.snapshots.delete(this.snapshots.keys().next().value as string);
-      }
-    }
-    this.snapshots.set(key, snapshot);
-    return snapshot;
   }
 
   async simulate(
@@ -332,7 +309,7 @@ export class CallSimulator {
   ): Promise<SimContext> {
     const common = header.common.copy();
     useFastCommonLookups(common);
-    const state = new CallState(this.snapshotAt(header));
+    const state = new CallState(this.world.at(header.stateRoot));
     const moved: CustomPrecompile[] = [];
     if (overrides) {
       const active = getActivePrecompiles(common);

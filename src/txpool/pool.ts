@@ -158,7 +158,6 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   private seq = 0;
   private commonCache: { key: string; common: Common } | undefined;
   /** Sender nonces and balances at one state root: one trie read per sender per head, not per tx. */
-  private accountCache: { root: string; accounts: Map<string, Promise<AccountView>> } | undefined;
   private readonly now: () => number;
   /** Senders that submitted through JSON-RPC: their reorged transactions come back as local. */
   private readonly localSenders = new Set<string>();
@@ -391,19 +390,10 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     return this.floor;
   }
 
-  private accountAt(stateRoot: Uint8Array, sender: Address): Promise<AccountView> {
-    const root = bytesToHex(stateRoot);
-    if (this.accountCache?.root !== root) this.accountCache = { root, accounts: new Map() };
-    const key = sender.toString();
-    let view = this.accountCache.accounts.get(key);
-    if (!view) {
-      view = this.world
-        .reader(stateRoot)
-        .getAccount(sender)
-        .then((a) => ({ nonce: a?.nonce ?? 0n, balance: a?.balance ?? 0n }));
-      this.accountCache.accounts.set(key, view);
-    }
-    return view;
+  /** The sender's nonce and balance in the state at `stateRoot` (the world state's read path). */
+  private async accountAt(stateRoot: Uint8Array, sender: Address): Promise<AccountView> {
+    const account = this.world.at(stateRoot).account(sender.bytes);
+    return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n };
   }
 
   private upfrontCost(tx: TypedTransaction): bigint {

@@ -204,6 +204,11 @@ describe('block parameters', () => {
       await expectError('eth_call', [{ to: 1 }, b], ...INVALID_BLOCK);
     }
     await expectError('eth_call', [], ...INVALID_BLOCK);
+    // The block is required and decoded first: its error wins over a malformed call object.
+    await expectError('eth_call', [{ to: VIEW }], ...INVALID_BLOCK);
+    await expectError('eth_call', [{ to: VIEW }, null], ...INVALID_BLOCK);
+    await expectError('eth_call', ['0x8'], ...INVALID_BLOCK);
+    await expectError('eth_call', [{ to: 1 }], ...INVALID_BLOCK);
   });
 
   it('eth_call: a block beyond the head is a null result (before the call object is read); a negative one is invalid', async () => {
@@ -213,20 +218,13 @@ describe('block parameters', () => {
     await expectError('eth_call', [{ to: VIEW }, '-0x1'], -32602, 'Invalid block number params');
   });
 
-  it('eth_call: an unknown hash is -32000 Block not found, with or without requireCanonical', async () => {
+  it('eth_call: an unknown hash is a null result (as Besu since 25.12), with or without requireCanonical', async () => {
     const unknown = `0x${'ab'.repeat(32)}`;
-    await expectError('eth_call', [{ to: VIEW }, unknown], ...BLOCK_NOT_FOUND);
-    await expectError('eth_call', [{ to: VIEW }, { blockHash: unknown }], ...BLOCK_NOT_FOUND);
-    await expectError(
-      'eth_call',
-      [{ to: VIEW }, { blockHash: unknown, requireCanonical: true }],
-      ...BLOCK_NOT_FOUND,
-    );
-    await expectError(
-      'eth_call',
-      [{ to: VIEW }, { blockHash: unknown, requireCanonical: false }],
-      ...BLOCK_NOT_FOUND,
-    );
+    await expectResult('eth_call', [{ to: VIEW }, unknown], null);
+    await expectResult('eth_call', [{ to: 1 }, unknown], null);
+    await expectResult('eth_call', [{ to: VIEW }, { blockHash: unknown }], null);
+    await expectResult('eth_call', [{ to: VIEW }, { blockHash: unknown, requireCanonical: true }], null);
+    await expectResult('eth_call', [{ to: VIEW }, { blockHash: unknown, requireCanonical: false }], null);
     // The genesis, by hash and as a canonical EIP-1898 object, answers.
     const genesis = (await call('eth_getBlockByNumber', ['0x0', false])).result as { hash: string };
     await expectResult('eth_call', [{ to: VIEW }, genesis.hash], word(42));

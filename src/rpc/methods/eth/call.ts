@@ -15,7 +15,7 @@ import {
   type SimulationResult,
   type StateOverrides,
 } from '../../../execution/simulator.js';
-import { type BlockParam, resolveHeader, resolveStateBlock, stateBlockParam } from '../../blockParam.js';
+import { type BlockParam, resolveHeader } from '../../blockParam.js';
 import {
   BLOCK_NOT_FOUND,
   EXECUTION_HALTED,
@@ -42,6 +42,7 @@ import {
 } from '../../params.js';
 import type { Services } from '../../services.js';
 import type { RpcMethod } from '../types.js';
+import { stateHeaderAt } from './state.js';
 
 const simulators = new WeakMap<Services, CallSimulator>();
 
@@ -180,13 +181,14 @@ export interface CallInput {
 }
 
 /**
- * eth_call's parameters in Besu's order: the block (number, tag, hash or EIP-1898 object) is decoded
- * and resolved first, so a block beyond the head answers null whatever the call object holds, and an
- * unknown hash is `Block not found`; then the call object, then the overrides. Undefined: no such
- * block (null result).
+ * eth_call's parameters in Besu's order: the block (number, tag, hash or EIP-1898 object) is required
+ * and is decoded and resolved first, so a missing or malformed one is `Invalid block param` and a
+ * block beyond the head or a hash that names no block answers null, whatever the call object holds;
+ * then the call object, then the overrides. Undefined: no such block (null result).
  */
 export function callInputAt(services: Services, params: readonly unknown[]): CallInput | undefined {
-  const header = resolveStateBlock(services.chain, stateBlockParam(params, 1));
+  if (params[1] === undefined || params[1] === null) throw new RpcError(INVALID_BLOCK_PARAMS);
+  const header = stateHeaderAt(services, params, 1);
   if (!header) return undefined;
   const call = decodeCallObject(params[0]);
   return { header, call, overrides: decodeOverrides(params[2]) };

@@ -1,10 +1,8 @@
 /**
  * eth_getProof (EIP-1186): the account's path in the state trie and each requested slot's path in its
- * storage trie, read straight from the archive trie at the block's state root.
+ * storage trie, walked synchronously in the archive trie at the block's state root (`WorldState.at`).
  */
-import { createMerkleProof } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
-import { bytesToBigInt, createAccountFromRLP, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
+import { bytesToBigInt, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import { INVALID_STORAGE_KEYS_PARAMS, RpcError } from '../../errors.js';
 import { bytes, hexToBytes, padded, quantity } from '../../format/hex.js';
 import { quantity as quantityParam } from '../../params.js';
@@ -30,25 +28,13 @@ function proofJson(nodes: Uint8Array[]): string[] {
 export const ethGetProof: RpcMethod = {
   name: 'eth_getProof',
   group: 'ETH',
-  async handler(params, { services }) {
+  handler(params, { services }) {
     const header = stateHeaderAt(services, params, 2);
     const who = addressParam(params, 0);
     const slots = storageKeys(params[1]);
     if (!header) return null;
-    const world = services.world;
-    const trie = world.newTrie(header.stateRoot);
-    const accountProof = await createMerkleProof(trie, who.bytes);
-    const raw = await trie.get(who.bytes);
-    const account = raw ? createAccountFromRLP(raw) : undefined;
-    const storageTrie = world.newTrie(account ? account.storageRoot : undefined);
-    const storageProof = [];
-    for (const slot of slots) {
-      const key = hexToBytes(padded(slot));
-      const proof = await createMerkleProof(storageTrie, key);
-      const stored = await storageTrie.get(key);
-      const value = stored ? bytesToBigInt(RLP.decode(stored) as Uint8Array) : 0n;
-      storageProof.push({ key: slotJson(slot), value: quantity(value), proof: proofJson(proof) });
-    }
+    const keys = slots.map((slot) => hexToBytes(padded(slot)));
+    const { account, accountProof, storage } = services.world.at(header.stateRoot).proof(who.bytes, keys);
     return {
       accountProof: proofJson(accountProof),
       address: bytes(who.bytes),
@@ -56,7 +42,11 @@ export const ethGetProof: RpcMethod = {
       codeHash: bytes(account?.codeHash ?? KECCAK256_NULL),
       nonce: quantity(account?.nonce ?? 0n),
       storageHash: bytes(account?.storageRoot ?? KECCAK256_RLP),
-      storageProof,
+      storageProof: storage.map((s, i) => ({
+        key: slotJson(slots[i] as bigint),
+        value: quantity(bytesToBigInt(s.value)),
+        proof: proofJson(s.proof),
+      })),
     };
   },
 };

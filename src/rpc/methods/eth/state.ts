@@ -1,10 +1,11 @@
 /**
  * Account state at a block: eth_getBalance, eth_getCode, eth_getStorageAt, eth_getTransactionCount.
- * The block parameter may be left out (latest); a block beyond the head answers null.
+ * The block parameter may be left out (latest); a block beyond the head or an unknown block hash
+ * answers null. Reads go through the world state's one read path (`WorldState.at`).
  */
 import type { BlockHeader } from '@ethereumjs/block';
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import { Address } from '@ethereumjs/util';
+import type { StateSnapshot } from '../../../state/stateSnapshot.js';
 import { resolveStateBlock, stateBlockParam } from '../../blockParam.js';
 import { INVALID_ADDRESS_PARAMS, INVALID_POSITION_PARAMS } from '../../errors.js';
 import { bytes, hexToBytes, padded, quantity } from '../../format/hex.js';
@@ -12,22 +13,29 @@ import { address, param, quantity as quantityParam } from '../../params.js';
 import type { Services } from '../../services.js';
 import type { RpcMethod } from '../types.js';
 
-/** The state manager of the block a request names, or undefined when there is no such block. */
+/** The state of the block a request names, or undefined when there is no such block. */
 export function stateAt(
   services: Services,
   params: readonly unknown[],
   blockIndex: number,
-): MerkleStateManager | undefined {
+): StateSnapshot | undefined {
   const header = stateHeaderAt(services, params, blockIndex);
-  return header ? services.world.reader(header.stateRoot) : undefined;
+  return header ? services.world.at(header.stateRoot) : undefined;
 }
 
+/**
+ * The block whose state a request reads. As Besu (since 25.12, with the other clients): a number
+ * beyond the head and a hash that names no block both answer null; a negative number and a
+ * non-canonical block asked for with `requireCanonical` are errors (see `resolveStateBlock`).
+ */
 export function stateHeaderAt(
   services: Services,
   params: readonly unknown[],
   blockIndex: number,
 ): BlockHeader | undefined {
-  return resolveStateBlock(services.chain, stateBlockParam(params, blockIndex));
+  const p = stateBlockParam(params, blockIndex);
+  if (p.kind === 'hash' && !services.chain.getHeader(hexToBytes(p.hash))) return undefined;
+  return resolveStateBlock(services.chain, p);
 }
 
 export function addressParam(params: readonly unknown[], index: number): Address {
@@ -37,24 +45,22 @@ export function addressParam(params: readonly unknown[], index: number): Address
 export const ethGetBalance: RpcMethod = {
   name: 'eth_getBalance',
   group: 'ETH',
-  async handler(params, { services }) {
+  handler(params, { services }) {
     const state = stateAt(services, params, 1);
     const who = addressParam(params, 0);
     if (!state) return null;
-    const account = await state.getAccount(who);
-    return quantity(account?.balance ?? 0n);
+    return quantity(state.balance(who.bytes));
   },
 };
 
 export const ethGetTransactionCount: RpcMethod = {
   name: 'eth_getTransactionCount',
   group: 'ETH',
-  async handler(params, { services }) {
+  handler(params, { services }) {
     const state = stateAt(services, params, 1);
     const who = addressParam(params, 0);
     if (!state) return null;
-    const account = await state.getAccount(who);
-    const nonce = account?.nonce ?? 0n;
+    const nonce = state.nonce(who.bytes);
     // `pending` counts the sender's executable pool transactions.
     const pool = services.txPool;
     if (pool && isPendingTag(params[1])) return quantity(pool.nextNonce(who, nonce));
@@ -69,25 +75,23 @@ function isPendingTag(p: unknown): boolean {
 export const ethGetCode: RpcMethod = {
   name: 'eth_getCode',
   group: 'ETH',
-  async handler(params, { services }) {
+  handler(params, { services }) {
     const state = stateAt(services, params, 1);
     const who = addressParam(params, 0);
     if (!state) return null;
-    return bytes(await state.getCode(who));
+    return bytes(state.code(who.bytes));
   },
 };
 
 export const ethGetStorageAt: RpcMethod = {
   name: 'eth_getStorageAt',
   group: 'ETH',
-  async handler(params, { services }) {
+  handler(params, { services }) {
     const state = stateAt(services, params, 2);
     const who = addressParam(params, 0);
     const slot = param(params, 1, quantityParam, INVALID_POSITION_PARAMS);
     if (!state) return null;
-    const key = hexToBytes(padded(slot));
-    const value = await state.getStorage(who, key);
-    return padded(value);
+    return padded(state.storage(who.bytes, hexToBytes(padded(slot))));
   },
 };
 
