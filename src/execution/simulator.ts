@@ -8,16 +8,8 @@
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { type CustomPrecompile, type EVM, getActivePrecompiles } from '@ethereumjs/evm';
-import {
-  createAccessList2930Tx,
-  createBlob4844Tx,
-  createEOACode7702Tx,
-  createFeeMarket1559Tx,
-  createLegacyTx,
-  paramsTx,
-  type TypedTransaction,
-} from '@ethereumjs/tx';
+import { type EVM, getActivePrecompiles } from '@ethereumjs/evm';
+import { paramsTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, bytesToHex, equalsBytes, KECCAK256_NULL, setLengthLeft } from '@ethereumjs/util';
 import { createVM, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
 import { AncestorHashes } from '../chain/ancestorHashes.js';
@@ -25,56 +17,27 @@ import type { ChainStore } from '../chain/chainStore.js';
 import type { WorldState } from '../state/worldState.js';
 import { armAuthorizations } from './authorizations.js';
 import { CallState } from './callState.js';
+import { buildCallTransaction, type CallTxFields } from './callTransaction.js';
+import type { AccessListEntry, CallRequest, StateOverrides } from './callTypes.js';
 import { useFastCommonLookups } from './commonLookups.js';
 import { Fallback } from './fastCall/fallback.js';
 import { type FastTx, type ForkRules, forkRules, runFastCall } from './fastCall/runner.js';
+import {
+  applyStateOverrides,
+  InvalidOverrideError,
+  installPrecompiles,
+  movesPrecompiles,
+  resolvePrecompiles,
+} from './stateOverrides.js';
 
+export type {
+  AccessListEntry,
+  AccountOverride,
+  AuthorizationItem,
+  CallRequest,
+  StateOverrides,
+} from './callTypes.js';
 export { openOverlayState } from './overlayStore.js';
-
-export type AccessListEntry = [Uint8Array, Uint8Array[]];
-
-export interface AuthorizationItem {
-  chainId: bigint;
-  address: Uint8Array;
-  nonce: bigint;
-  yParity: bigint;
-  r: bigint;
-  s: bigint;
-  /** Simulation only: the signer, named instead of recovered (the signature is then a placeholder). */
-  authority?: Uint8Array;
-}
-
-/** A call object, decoded. Absent members are undefined. */
-export interface CallRequest {
-  from?: Uint8Array;
-  to?: Uint8Array;
-  gas?: bigint;
-  gasPrice?: bigint;
-  maxFeePerGas?: bigint;
-  maxPriorityFeePerGas?: bigint;
-  value?: bigint;
-  data?: Uint8Array;
-  nonce?: bigint;
-  accessList?: AccessListEntry[];
-  maxFeePerBlobGas?: bigint;
-  blobVersionedHashes?: Uint8Array[];
-  authorizationList?: AuthorizationItem[];
-  strict?: boolean;
-}
-
-export interface AccountOverride {
-  balance?: bigint;
-  nonce?: bigint;
-  code?: Uint8Array;
-  /** Replaces the whole storage. */
-  state?: Array<[Uint8Array, Uint8Array]>;
-  /** Changes single slots. */
-  stateDiff?: Array<[Uint8Array, Uint8Array]>;
-  movePrecompileToAddress?: Uint8Array;
-}
-
-/** Keyed by 20-byte address as lowercase `0x…`. */
-export type StateOverrides = Map<string, AccountOverride>;
 
 export type InvalidReason =
   | 'NONCE_TOO_LOW'
@@ -180,6 +143,8 @@ interface SimContext {
   txCommon: Common;
   /** The block it is at; undefined for one-off contexts (moved precompiles), never pooled. */
   key?: string;
+  /** Moved precompiles: re-primes their warm set before a run. */
+  rearm?: () => void;
 }
 
 /** Blocks with idle contexts kept, and idle contexts kept per block (one per concurrent caller). */
@@ -257,11 +222,17 @@ export class CallSimulator {
     call: CallRequest,
     opts: SimulateOptions = {},
   ): Promise<SimulationResult> {
-    const moving =
-      opts.overrides !== undefined && [...opts.overrides.values()].some((o) => o.movePrecompileToAddress);
-    const ctx = moving ? await this.freshContext(header, opts.overrides) : await this.acquire(header);
+    let ctx: SimContext;
     try {
-      if (opts.overrides) await applyOverrides(ctx.state, opts.overrides);
+      ctx = movesPrecompiles(opts.overrides)
+        ? await this.freshContext(header, opts.overrides)
+        : await this.acquire(header);
+    } catch (err) {
+      if (err instanceof InvalidOverrideError) throw new InvalidSimulationError('OTHER', err.message);
+      throw err;
+    }
+    try {
+      await applyStateOverrides(ctx.state, opts.overrides);
       return await this.run(ctx, header, call, opts);
     } finally {
       ctx.state.reset();
@@ -310,27 +281,17 @@ export class CallSimulator {
     const common = header.common.copy();
     useFastCommonLookups(common);
     const state = new CallState(this.world.at(header.stateRoot));
-    const moved: CustomPrecompile[] = [];
-    if (overrides) {
-      const active = getActivePrecompiles(common);
-      for (const [addr, o] of overrides) {
-        if (!o.movePrecompileToAddress) continue;
-        const fn = active.get(addr.slice(2));
-        if (!fn) throw new InvalidSimulationError('OTHER', `account ${addr} is not a precompile`);
-        moved.push({ address: new Address(o.movePrecompileToAddress), function: fn });
-        moved.push({ address: new Address(Uint8Array.from(Buffer.from(addr.slice(2), 'hex'))) });
-      }
-    }
+    const precompiles = movesPrecompiles(overrides)
+      ? resolvePrecompiles(getActivePrecompiles(common), overrides)
+      : undefined;
     const vm: VM = await createVM({
       common,
       stateManager: state,
       blockchain: new AncestorHashes(this.chain, header) as never,
-      evmOpts: {
-        ...(moved.length > 0 ? { customPrecompiles: moved } : {}),
-        ...(this.blockAuthor ? { cliqueSigner: authorOf(this.blockAuthor, header) } : {}),
-      },
+      evmOpts: this.blockAuthor ? { cliqueSigner: authorOf(this.blockAuthor, header) } : {},
     });
-    return { vm, state, common, txCommon: sharedTxCommon(common) };
+    const rearm = precompiles ? installPrecompiles(vm.evm as EVM, precompiles) : undefined;
+    return { vm, state, common, txCommon: sharedTxCommon(common), rearm };
   }
 
   /**
@@ -480,15 +441,6 @@ export class CallSimulator {
       }
     }
 
-    const txOpts = { common: ctx.txCommon, freeze: false };
-    const base = {
-      nonce,
-      gasLimit,
-      to: call.to,
-      value: call.value ?? 0n,
-      data: call.data ?? new Uint8Array(),
-    };
-    let tx!: TypedTransaction;
     let maxFee = 0n;
     const blobs = call.blobVersionedHashes;
     if (blobs !== undefined && common.isActivatedEIP(4844)) {
@@ -500,80 +452,42 @@ export class CallSimulator {
         );
       }
     }
+    const fields: CallTxFields = {
+      kind: 'legacy',
+      nonce,
+      gasLimit,
+      gasPrice: 0n,
+      maxFeePerGas: 0n,
+      maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n,
+      maxFeePerBlobGas: 0n,
+    };
+    if (blobs !== undefined && common.isActivatedEIP(4844)) {
+      const blobPrice = header.getBlobGasPrice();
+      maxFee = call.maxFeePerGas ?? call.gasPrice ?? 0n;
+      fields.kind = 'blob';
+      fields.maxFeePerGas = maxFee;
+      fields.maxFeePerBlobGas =
+        !checkBalance && (call.maxFeePerBlobGas ?? 0n) < blobPrice
+          ? blobPrice
+          : (call.maxFeePerBlobGas ?? 0n);
+    } else if (call.authorizationList !== undefined && common.isActivatedEIP(7702)) {
+      maxFee = call.maxFeePerGas ?? call.gasPrice ?? 0n;
+      fields.kind = 'setCode';
+      fields.maxFeePerGas = maxFee;
+    } else {
+      const fees = messageFees(call, london, baseFee, common);
+      maxFee = fees.maxFee;
+      fields.kind = fees.kind;
+      fields.gasPrice = fees.gasPrice;
+      fields.maxFeePerGas = fees.maxFee;
+      fields.maxPriorityFeePerGas = fees.tip;
+    }
+    let tx: TypedTransaction;
     try {
-      if (blobs !== undefined && common.isActivatedEIP(4844)) {
-        const blobPrice = header.getBlobGasPrice();
-        const maxFeePerBlobGas =
-          !checkBalance && (call.maxFeePerBlobGas ?? 0n) < blobPrice
-            ? blobPrice
-            : (call.maxFeePerBlobGas ?? 0n);
-        maxFee = call.maxFeePerGas ?? call.gasPrice ?? 0n;
-        tx = createBlob4844Tx(
-          {
-            ...base,
-            to: call.to ?? ZERO_ADDRESS,
-            maxFeePerGas: maxFee,
-            maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n,
-            accessList: call.accessList ?? [],
-            maxFeePerBlobGas,
-            blobVersionedHashes: blobs,
-            chainId: common.chainId(),
-          },
-          txOpts,
-        );
-      } else if (call.authorizationList !== undefined && common.isActivatedEIP(7702)) {
-        maxFee = call.maxFeePerGas ?? call.gasPrice ?? 0n;
-        tx = createEOACode7702Tx(
-          {
-            ...base,
-            to: call.to ?? ZERO_ADDRESS,
-            maxFeePerGas: maxFee,
-            maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n,
-            accessList: call.accessList ?? [],
-            authorizationList: call.authorizationList.map((a) => ({
-              chainId: hexQ(a.chainId) as `0x${string}`,
-              address: bytesToHex(a.address),
-              nonce: hexQ(a.nonce) as `0x${string}`,
-              yParity: hexQ(a.yParity) as `0x${string}`,
-              r: hexQ(a.r) as `0x${string}`,
-              s: hexQ(a.s) as `0x${string}`,
-            })),
-            chainId: common.chainId(),
-          },
-          txOpts,
-        );
-      } else {
-        const fees = messageFees(call, london, baseFee, common);
-        maxFee = fees.maxFee;
-        if (fees.kind === 'feeMarket') {
-          tx = createFeeMarket1559Tx(
-            {
-              ...base,
-              maxFeePerGas: fees.maxFee,
-              maxPriorityFeePerGas: fees.tip,
-              accessList: call.accessList ?? [],
-              chainId: common.chainId(),
-            },
-            txOpts,
-          );
-        } else if (fees.kind === 'accessList') {
-          tx = createAccessList2930Tx(
-            {
-              ...base,
-              gasPrice: fees.gasPrice,
-              accessList: call.accessList ?? [],
-              chainId: common.chainId(),
-            },
-            txOpts,
-          );
-        } else {
-          tx = createLegacyTx({ ...base, gasPrice: fees.gasPrice }, txOpts);
-        }
-      }
+      tx = buildCallTransaction(call, from, fields, { common: ctx.txCommon });
     } catch (err) {
       throw new InvalidSimulationError('OTHER', (err as Error).message);
     }
-    (tx as { getSenderAddress: () => Address }).getSenderAddress = () => from;
 
     const intrinsic = tx.getIntrinsicGas();
     if (intrinsic > gasLimit) throw intrinsicTooHigh(intrinsic, gasLimit);
@@ -602,6 +516,7 @@ export class CallSimulator {
     let result: RunTxResult;
     // Entries may name their authority instead of a signature: applied by armAuthorizations.
     const disarmAuthorizations = armAuthorizations(vm, tx, call.authorizationList ?? []);
+    ctx.rearm?.();
     try {
       result = await runTx(vm, {
         tx,
@@ -692,30 +607,4 @@ function blockEnv(header: BlockHeader, zeroBaseFee: boolean): Block {
     Object.defineProperty(h, 'baseFeePerGas', { value: 0n });
   }
   return { header: h, common: header.common } as unknown as Block;
-}
-
-async function applyOverrides(state: CallState, overrides: StateOverrides): Promise<void> {
-  for (const [addr, o] of overrides) {
-    const address = new Address(Uint8Array.from(Buffer.from(addr.slice(2), 'hex')));
-    if (o.balance !== undefined || o.nonce !== undefined) {
-      const acc = (await state.getAccount(address)) ?? new Account();
-      if (o.balance !== undefined) acc.balance = o.balance;
-      if (o.nonce !== undefined) acc.nonce = o.nonce;
-      await state.putAccount(address, acc);
-    }
-    if (
-      (o.state !== undefined || o.stateDiff !== undefined || o.code !== undefined) &&
-      !(await state.getAccount(address))
-    ) {
-      await state.putAccount(address, new Account());
-    }
-    if (o.code !== undefined) await state.putCode(address, o.code);
-    if (o.state !== undefined) {
-      await state.clearStorage(address);
-      for (const [k, v] of o.state) await state.putStorage(address, k, v);
-    }
-    if (o.stateDiff !== undefined) {
-      for (const [k, v] of o.stateDiff) await state.putStorage(address, k, v);
-    }
-  }
 }

@@ -7,6 +7,7 @@
 import type { BlockHeader } from '@ethereumjs/block';
 import { createAddressFromString } from '@ethereumjs/util';
 import { SIMULATED_AUTHORIZATION_SIGNATURE } from '../../../execution/authorizations.js';
+import { CallFailedError } from '../../../execution/gasEstimator.js';
 import {
   type AccountOverride,
   type CallRequest,
@@ -212,6 +213,7 @@ export function estimateInputAt(services: Services, params: readonly unknown[]):
 
 /** A transaction that could not be run, as Besu answers it. */
 export function invalidSimulation(err: unknown): never {
+  if (err instanceof CallFailedError) throw failureError(err.result);
   if (err instanceof InvalidSimulationError) {
     switch (err.reason) {
       case 'NONCE_TOO_LOW':
