@@ -46,6 +46,8 @@ export type InvalidReason =
   | 'INITCODE_TOO_LARGE'
   | 'TOTAL_BLOB_GAS_TOO_HIGH'
   | 'INVALID_BLOBS'
+  | 'INVALID_TRANSACTION_FORMAT'
+  | 'BLOB_GAS_PRICE_BELOW_BLOB_BASE_FEE'
   | 'OTHER';
 
 /** The transaction could not be run at all (Besu's transaction validation result). */
@@ -117,6 +119,29 @@ function messageFees(
   }
   const gasPrice = call.gasPrice ?? call.maxFeePerGas ?? 0n;
   return { kind: 'legacy', gasPrice, maxFee: gasPrice, tip: 0n };
+}
+
+const WEI_UNITS = [
+  'wei',
+  'kwei',
+  'mwei',
+  'gwei',
+  'szabo',
+  'finney',
+  'ether',
+  'kether',
+  'mether',
+  'gether',
+  'tether',
+] as const;
+
+/** An amount as Besu writes it in messages: `0 wei`, `1.50 kwei`, `30.00 gwei` … */
+function humanWei(v: bigint): string {
+  const digits = v.toString().length;
+  let unit = WEI_UNITS.findIndex((_, i) => digits <= i * 3 + 3);
+  if (unit < 0) unit = WEI_UNITS.length - 1;
+  const value = Number(v) / 10 ** (unit * 3);
+  return `${value.toFixed(unit === 0 ? 0 : 2)} ${WEI_UNITS[unit]}`;
 }
 
 function intrinsicTooHigh(intrinsic: bigint, gasLimit: bigint): InvalidSimulationError {
@@ -341,10 +366,9 @@ export class CallSimulator {
     const accessList = call.accessList ?? [];
     for (const [, keys] of accessList) intrinsic += 2400n + 1900n * BigInt(keys.length);
     if (intrinsic > p.gasLimit) throw intrinsicTooHigh(intrinsic, p.gasLimit);
-    if (p.checkBalance) {
-      const upfront = p.gasLimit * maxFee + value;
-      if (upfront > p.balance) throw upfrontTooHigh(upfront, p.balance, p.from);
-    }
+    // Without the balance check the call is priced at zero, but its value must still be there.
+    const upfront = p.checkBalance ? p.gasLimit * maxFee + value : value;
+    if (upfront > p.balance) throw upfrontTooHigh(upfront, p.balance, p.from);
     const zeroBaseFee = p.baseFee !== undefined && (!p.feesGiven || maxFee < p.baseFee);
     const tx: FastTx = {
       from: p.from.bytes,
@@ -430,6 +454,13 @@ export class CallSimulator {
     if (fast !== undefined) return fast;
     this.stats.library++;
 
+    // Besu validates a blob transaction's shape before anything else about it.
+    if (call.blobVersionedHashes !== undefined && call.to === undefined && common.isActivatedEIP(4844)) {
+      throw new InvalidSimulationError(
+        'INVALID_TRANSACTION_FORMAT',
+        'transaction blob transactions must have a to address',
+      );
+    }
     if (call.to === undefined && common.isActivatedEIP(3860)) {
       const size = call.data?.length ?? 0;
       const max = Number(common.param('maxInitCodeSize'));
@@ -463,6 +494,14 @@ export class CallSimulator {
     };
     if (blobs !== undefined && common.isActivatedEIP(4844)) {
       const blobPrice = header.getBlobGasPrice();
+      const blobFeeCap = call.maxFeePerBlobGas ?? 0n;
+      // A checked (priced) call must pay the block's blob base fee, as a transaction must.
+      if (checkBalance && blobFeeCap < blobPrice) {
+        throw new InvalidSimulationError(
+          'BLOB_GAS_PRICE_BELOW_BLOB_BASE_FEE',
+          `tx max fee per blob gas less than block blob gas fee: address ${from.toString()} blobGasFeeCap: ${humanWei(blobFeeCap)}, blobBaseFee: ${humanWei(blobPrice)}`,
+        );
+      }
       maxFee = call.maxFeePerGas ?? call.gasPrice ?? 0n;
       fields.kind = 'blob';
       fields.maxFeePerGas = maxFee;
@@ -491,13 +530,15 @@ export class CallSimulator {
 
     const intrinsic = tx.getIntrinsicGas();
     if (intrinsic > gasLimit) throw intrinsicTooHigh(intrinsic, gasLimit);
+    // Without the balance check the call is priced at zero, but its value must still be there.
+    let upfront = call.value ?? 0n;
     if (checkBalance) {
-      let upfront = gasLimit * maxFee + (call.value ?? 0n);
+      upfront += gasLimit * maxFee;
       if (blobs !== undefined) {
         upfront += BigInt(blobs.length) * common.param('blobGasPerBlob') * (call.maxFeePerBlobGas ?? 0n);
       }
-      if (upfront > account.balance) throw upfrontTooHigh(upfront, account.balance, from);
     }
+    if (upfront > account.balance) throw upfrontTooHigh(upfront, account.balance, from);
     if (nonceTooLow) {
       throw new InvalidSimulationError(
         'NONCE_TOO_LOW',

@@ -14,7 +14,7 @@ import {
   createTxFromRLP,
   type TypedTransaction,
 } from '@ethereumjs/tx';
-import { Address, bytesToBigInt, bytesToHex } from '@ethereumjs/util';
+import { Address, bytesToBigInt, bytesToHex, SECP256K1_ORDER } from '@ethereumjs/util';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { keccak256 } from '../crypto/index.js';
 import type { WorldState } from '../state/worldState.js';
@@ -42,6 +42,10 @@ export type TxRejection =
   | 'TOTAL_BLOB_GAS_TOO_HIGH'
   | 'INVALID_BLOBS'
   | 'OVERSIZED';
+
+function signatureInRange(v: bigint | undefined): boolean {
+  return v !== undefined && v >= 1n && v < SECP256K1_ORDER;
+}
 
 export class TxPoolError extends Error {
   override name = 'TxPoolError';
@@ -274,6 +278,10 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   /** Validates and adds a raw transaction; returns its pooled entry. Throws TxPoolError. */
   async addRaw(raw: Uint8Array, local = true): Promise<PooledTx> {
     const tx = this.decode(raw);
+    // A signature value outside [1, n-1] (an unsigned transaction's zeros) does not decode, as Besu has it.
+    if (!signatureInRange(tx.r) || !signatureInRange(tx.s)) {
+      throw new TxPoolError('DECODE', 'signature values out of range');
+    }
     return this.add(tx, local, raw.length);
   }
 

@@ -55,17 +55,23 @@ function blobGasUsedRatio(h: BlockHeader): number {
   return max > 0n ? Number(h.blobGasUsed) / Number(max) : 0;
 }
 
+/** Besu's limit: a longer percentile list is accepted, and answered without rewards. */
+const MAX_PERCENTILES = 100;
+const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
+
+/**
+ * The reward percentiles as Besu reads them: a list of numbers (numeric strings count), in any
+ * order and of any value. Rewards are worked out and listed for the percentiles in ascending order.
+ */
 function parsePercentiles(value: unknown): number[] | undefined {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value)) throw new RpcError(INVALID_REWARD_PERCENTILES_PARAMS);
-  let previous = 0;
-  for (const p of value) {
-    if (typeof p !== 'number' || !(p >= 0 && p <= 100) || p < previous) {
-      throw new RpcError(INVALID_REWARD_PERCENTILES_PARAMS);
-    }
-    previous = p;
-  }
-  return value as number[];
+  const out = value.map((p) => {
+    if (typeof p === 'number') return p;
+    if (typeof p === 'string' && DECIMAL.test(p)) return Number(p);
+    throw new RpcError(INVALID_REWARD_PERCENTILES_PARAMS);
+  });
+  return out.sort((a, b) => a - b);
 }
 
 /** Priority fees paid at each percentile of the block's gas, transactions sorted by fee (as geth and Besu do). */
@@ -86,12 +92,12 @@ function rewards(
   const blockGas = Number(block.header.gasUsed);
   const out: string[] = [];
   let index = 0;
-  let sum = (sorted[0] as { gasUsed: bigint }).gasUsed;
+  let sum = Number((sorted[0] as { gasUsed: bigint }).gasUsed);
   for (const p of percentiles) {
-    const threshold = BigInt(Math.floor((blockGas * p) / 100));
+    const threshold = (p * blockGas) / 100;
     while (sum < threshold && index < sorted.length - 1) {
       index++;
-      sum += (sorted[index] as { gasUsed: bigint }).gasUsed;
+      sum += Number((sorted[index] as { gasUsed: bigint }).gasUsed);
     }
     out.push(quantity((sorted[index] as { reward: bigint }).reward));
   }
@@ -106,7 +112,8 @@ export const ethFeeHistory: RpcMethod = {
     const count = param(params, 0, uint64, INVALID_BLOCK_COUNT_PARAMS);
     if (count < 1n || count > MAX_BLOCK_COUNT) throw new RpcError(INVALID_BLOCK_COUNT_PARAMS);
     const newestParam = param(params, 1, blockNumberParam, INVALID_BLOCK_PARAMS);
-    const percentiles = parsePercentiles(params[2]);
+    const parsed = parsePercentiles(params[2]);
+    const percentiles = parsed && parsed.length <= MAX_PERCENTILES ? parsed : undefined;
     const head = chain.head().number;
     const newest = resolveBlockNumber(chain, newestParam);
     if (newest < 0n || newest > head) throw new RpcError(INVALID_PARAMS);

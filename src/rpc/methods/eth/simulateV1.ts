@@ -110,7 +110,7 @@ function decodeBlocks(value: unknown): SimBlockRequest[] {
     if (!Array.isArray(calls)) throw new RpcError(INVALID_PARAMS);
     return {
       blockOverrides: decodeBlockOverrides(b.blockOverrides),
-      stateOverrides: decodeOverrides(b.stateOverrides),
+      stateOverrides: decodeOverrides(b.stateOverrides, INVALID_PARAMS),
       calls: calls.map((c) => decodeCallObject(c)),
     };
   });
