@@ -1,8 +1,14 @@
 /**
  * The JSON-RPC error catalogue: every code and message Alder answers with, as Besu writes them
- * (besu-facts.md §1.2). This is the only place that builds error objects. Handlers throw `RpcError`;
- * lower layers throw their own typed errors, which are translated here through `registerErrorMapping`.
+ * (besu-facts.md §1.2). This is the only place that builds error objects. Handlers throw `RpcError`
+ * for malformed requests; lower layers throw their own typed errors, which `domainError` below maps.
  */
+import { LogQueryError, type LogQueryFailure } from '../filters/logQuery.js';
+import { FilterLimitError } from '../filters/manager.js';
+import { logger } from '../log.js';
+import { NoCoinbaseError } from '../mining/service.js';
+import { TxPoolError, type TxRejection } from '../txpool/pool.js';
+import { InvalidSubscriptionRequestError, SubscriptionNotFoundError } from './subscriptions/manager.js';
 
 export interface RpcErrorSpec {
   readonly code: number;
@@ -123,6 +129,8 @@ export const INVALID_WITHDRAWALS_PARAMS = spec(P, 'Invalid withdrawals');
 export const FILTER_NOT_FOUND = spec(-32000, 'Filter not found');
 export const LOGS_FILTER_NOT_FOUND = spec(-32000, 'Logs filter not found');
 export const SUBSCRIPTION_NOT_FOUND = spec(-32000, 'Subscription not found');
+/** Besu has no bound; Alder's answer when --max filters are installed. */
+export const FILTER_LIMIT_REACHED = spec(-32000, 'Filter limit reached');
 export const NO_MINING_WORK_FOUND = spec(-32000, 'No mining work available yet');
 export const BLOCK_NOT_FOUND = spec(-32000, 'Block not found');
 export const PARENT_BLOCK_NOT_FOUND = spec(-32000, 'Parent block not found');
@@ -418,51 +426,74 @@ export const SIM_INVALID_OVERRIDE = spec(-32000, 'Invalid state override');
 
 // --- domain errors from lower layers
 
-type ErrorClass<E> = abstract new (...args: never[]) => E;
-type ErrorMapper<E> = (err: E) => RpcError | RpcErrorSpec;
+/** The pool's rejection reasons as Besu answers them: bare messages, no detail suffix. */
+const TX_REJECTIONS: Record<TxRejection, RpcErrorSpec> = {
+  // Besu's spec cases answer undecodable bytes with the generic message.
+  DECODE: INVALID_PARAMS,
+  INVALID_SIGNATURE: INVALID_TRANSACTION_SIGNATURE,
+  WRONG_CHAIN_ID,
+  REPLAY_PROTECTED_SIGNATURE_REQUIRED,
+  TYPE_NOT_SUPPORTED: INVALID_TRANSACTION_TYPE,
+  NONCE_TOO_LOW,
+  NONCE_TOO_FAR_IN_FUTURE: NONCE_TOO_FAR_IN_FUTURE_FOR_SENDER,
+  INTRINSIC_GAS: INTRINSIC_GAS_EXCEEDS_LIMIT,
+  EXCEEDS_BLOCK_GAS_LIMIT,
+  UPFRONT_COST_EXCEEDS_BALANCE: TRANSACTION_UPFRONT_COST_EXCEEDS_BALANCE,
+  GAS_PRICE_TOO_LOW,
+  GAS_PRICE_BELOW_BASE_FEE: GAS_PRICE_BELOW_CURRENT_BASE_FEE,
+  BLOB_GAS_PRICE_BELOW_BLOB_BASE_FEE: BLOB_GAS_PRICE_BELOW_CURRENT_BLOB_BASE_FEE,
+  REPLACEMENT_UNDERPRICED: ETH_SEND_TX_REPLACEMENT_UNDERPRICED,
+  KNOWN: ETH_SEND_TX_ALREADY_KNOWN,
+  FEE_CAP_EXCEEDED: TX_FEECAP_EXCEEDED,
+  MAX_PRIORITY_FEE_EXCEEDS_MAX_FEE: MAX_PRIORITY_FEE_PER_GAS_EXCEEDS_MAX_FEE_PER_GAS,
+  BLOB_COUNT: INVALID_BLOB_COUNT,
+  TOTAL_BLOB_GAS_TOO_HIGH,
+  INVALID_BLOBS,
+  OVERSIZED: INTERNAL_ERROR,
+};
 
-const mappings: Array<[ErrorClass<unknown>, ErrorMapper<unknown>]> = [];
+const LOG_QUERY_ERRORS: Record<LogQueryFailure, RpcErrorSpec> = {
+  UNKNOWN_BLOCK_HASH: BLOCK_NOT_FOUND,
+  INVALID_RANGE: INVALID_PARAMS,
+  RANGE_TOO_WIDE: EXCEEDS_RPC_MAX_BLOCK_RANGE,
+};
 
 /**
- * Declares how a domain error (`UnknownBlockError`, `InvalidTransactionError` …) is answered. The most
- * recently registered matching class wins, so register a subclass after its parent.
+ * How each typed error of the layers below is answered. Handlers let these propagate; the dispatcher
+ * maps them here, so every transport (and `debug_batchSendRawTransaction`'s per-entry messages) words
+ * them the same way.
  */
-export function registerErrorMapping<E>(errorClass: ErrorClass<E>, map: ErrorMapper<E>): void {
-  mappings.push([errorClass, map as ErrorMapper<unknown>]);
+function domainError(err: unknown): RpcErrorSpec | undefined {
+  if (err instanceof TxPoolError) return TX_REJECTIONS[err.reason];
+  if (err instanceof FilterLimitError) return FILTER_LIMIT_REACHED;
+  if (err instanceof NoCoinbaseError) return COINBASE_NOT_SET;
+  if (err instanceof InvalidSubscriptionRequestError) return INVALID_REQUEST;
+  if (err instanceof SubscriptionNotFoundError) return SUBSCRIPTION_NOT_FOUND;
+  if (err instanceof LogQueryError) return LOG_QUERY_ERRORS[err.reason];
+  return undefined;
 }
 
 export interface RpcErrorLogger {
   error(details: object, message: string): void;
 }
 
-let logger: RpcErrorLogger = {
-  error(details, message) {
-    console.error(message, details);
-  },
-};
+let errorLog: RpcErrorLogger = logger('rpc');
 
-/** Where unexpected handler failures are reported (a pino logger fits). */
+/** Where unexpected handler failures are reported (the node's `rpc` logger unless replaced). */
 export function setRpcErrorLogger(next: RpcErrorLogger): void {
-  logger = next;
+  errorLog = next;
 }
 
 /** Reports an unexpected failure (the caller answers -32603). */
 export function logInternalError(err: unknown, context?: string): void {
-  logger.error({ err, method: context }, 'Error processing JSON-RPC request');
+  errorLog.error({ err, method: context }, 'Error processing JSON-RPC request');
 }
 
 /** Any thrown value to the error member of a response. Unmapped errors become -32603 and are logged. */
 export function toErrorObject(err: unknown, context?: string): RpcErrorObject {
   if (err instanceof RpcError) return err.toErrorObject();
-  for (let i = mappings.length - 1; i >= 0; i--) {
-    const [errorClass, map] = mappings[i] as [ErrorClass<unknown>, ErrorMapper<unknown>];
-    if (err instanceof errorClass) {
-      const mapped = map(err);
-      return mapped instanceof RpcError
-        ? mapped.toErrorObject()
-        : { code: mapped.code, message: mapped.message };
-    }
-  }
+  const mapped = domainError(err);
+  if (mapped !== undefined) return { code: mapped.code, message: mapped.message };
   logInternalError(err, context);
   return { code: INTERNAL_ERROR.code, message: INTERNAL_ERROR.message };
 }

@@ -34,7 +34,7 @@ export interface Decoder<T> {
   readonly defaultError: RpcErrorSpec;
 }
 
-function decoder<T>(defaultError: RpcErrorSpec, parse: (value: unknown) => T | undefined): Decoder<T> {
+export function decoder<T>(defaultError: RpcErrorSpec, parse: (value: unknown) => T | undefined): Decoder<T> {
   const fn = (value: unknown, error: RpcErrorSpec = defaultError): T => {
     const out = value === undefined || value === null ? undefined : parse(value);
     if (out === undefined) throw new RpcError(error);
@@ -300,3 +300,12 @@ export const bool: Decoder<boolean> = decoder(INVALID_PARAMS, (value) => {
 export const string: Decoder<string> = decoder(INVALID_PARAMS, (value) =>
   typeof value === 'string' ? value : undefined,
 );
+
+/** Exactly 32 bytes of hex, `0x` optional (a block or transaction hash), as bytes. */
+export const hashBytes: Decoder<Uint8Array> = decoder(INVALID_PARAMS, (value) => {
+  if (typeof value !== 'string') return undefined;
+  const digits = strictHexDigits(value);
+  if (digits === undefined || digits.length !== 64) return undefined;
+  const buf = Buffer.from(digits, 'hex');
+  return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
+});

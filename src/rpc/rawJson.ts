@@ -13,21 +13,32 @@ export class RawJson {
 
 /**
  * Serialised results of immutable data (a block by hash never changes), bounded by their total length.
- * Least recently used entries leave first.
+ * Least recently used entries leave first. One per node, shared by every transport and connection.
  */
 export class ResponseCache {
   private readonly entries = new Map<string, RawJson>();
   private size = 0;
+  /** Lookups answered from the cache, and lookups that were not (for metrics and tests). */
+  hits = 0;
+  misses = 0;
 
   constructor(private readonly maxChars: number) {}
 
   get(key: string): RawJson | undefined {
     const hit = this.entries.get(key);
     if (hit !== undefined) {
+      this.hits++;
       this.entries.delete(key);
       this.entries.set(key, hit);
+    } else {
+      this.misses++;
     }
     return hit;
+  }
+
+  /** Characters of JSON text held. */
+  get chars(): number {
+    return this.size;
   }
 
   /** Serialises `value`, keeps the text when it fits, and returns it. */

@@ -91,8 +91,10 @@ export async function openTestChain(opts: TestChainOptions): Promise<TestChain> 
         // Round-trip through JSON as the wire does (drops undefined members).
         return { result: JSON.parse(JSON.stringify(result ?? null)) };
       } catch (err) {
-        if (!(err instanceof RpcError)) throw err;
-        return { error: toErrorObject(err) as { code: number; message: string } };
+        // Domain errors are answered as the dispatcher answers them; anything unexpected fails the test.
+        const error = toErrorObject(err, method);
+        if (!(err instanceof RpcError) && error.code === -32603) throw err;
+        return { error: error as { code: number; message: string } };
       }
     },
     async close() {

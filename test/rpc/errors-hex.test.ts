@@ -1,16 +1,19 @@
 import { describe, expect, it } from 'vitest';
+import { LogQueryError } from '../../src/filters/logQuery.js';
+import { FilterLimitError } from '../../src/filters/manager.js';
+import { NoCoinbaseError } from '../../src/mining/service.js';
 import {
   INTERNAL_ERROR,
   NONCE_TOO_LOW,
   RpcError,
-  registerErrorMapping,
   revertError,
   setRpcErrorLogger,
   toErrorObject,
-  UNKNOWN_BLOCK,
   withDetail,
 } from '../../src/rpc/errors.js';
 import { address, bytes, hexToBigInt, hexToBytes, padded, quantity } from '../../src/rpc/format/hex.js';
+import { SubscriptionNotFoundError } from '../../src/rpc/subscriptions/manager.js';
+import { TxPoolError } from '../../src/txpool/pool.js';
 
 describe('errors', () => {
   it('adds a detail as "<base> (<detail>)"', () => {
@@ -36,16 +39,28 @@ describe('errors', () => {
     expect(logged).toHaveLength(1);
   });
 
-  it('maps registered domain errors', () => {
-    class UnknownBlockError extends Error {}
-    class SpecialUnknownBlockError extends UnknownBlockError {}
-    registerErrorMapping(UnknownBlockError, () => UNKNOWN_BLOCK);
-    registerErrorMapping(SpecialUnknownBlockError, (e) => new RpcError(UNKNOWN_BLOCK, e.message));
-    expect(toErrorObject(new UnknownBlockError())).toEqual({ code: -39001, message: 'Unknown block' });
-    expect(toErrorObject(new SpecialUnknownBlockError('x'))).toEqual({
-      code: -39001,
-      message: 'Unknown block',
-      data: 'x',
+  it('maps the domain errors of the layers below to Besu codes and messages', () => {
+    expect(toErrorObject(new TxPoolError('NONCE_TOO_LOW', 'nonce 1 below 5'))).toEqual({
+      code: -32001,
+      message: 'Nonce too low',
+    });
+    expect(toErrorObject(new TxPoolError('DECODE'))).toEqual({ code: -32602, message: 'Invalid params' });
+    expect(toErrorObject(new FilterLimitError())).toEqual({ code: -32000, message: 'Filter limit reached' });
+    expect(toErrorObject(new NoCoinbaseError())).toEqual({
+      code: -32010,
+      message: 'Coinbase not set. Unable to start mining without a coinbase',
+    });
+    expect(toErrorObject(new SubscriptionNotFoundError())).toEqual({
+      code: -32000,
+      message: 'Subscription not found',
+    });
+    expect(toErrorObject(new LogQueryError('UNKNOWN_BLOCK_HASH'))).toEqual({
+      code: -32000,
+      message: 'Block not found',
+    });
+    expect(toErrorObject(new LogQueryError('RANGE_TOO_WIDE'))).toEqual({
+      code: -32005,
+      message: 'Requested range exceeds maximum RPC range limit',
     });
   });
 

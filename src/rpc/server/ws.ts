@@ -30,10 +30,9 @@ import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { bearerToken, type RpcAuth } from '../auth/index.js';
 import type { DispatchContext, Dispatcher, DispatchResult } from '../dispatch.js';
 import { INTERNAL_ERROR, INVALID_REQUEST, type RpcErrorSpec } from '../errors.js';
-import type { AuthenticatedUser } from '../methods/types.js';
+import type { AuthenticatedUser, ConnectionContext } from '../methods/types.js';
 import type { Services } from '../services.js';
 import type { SubscriptionConnection, SubscriptionManager } from '../subscriptions/manager.js';
-import { servicesForConnection } from '../subscriptions/methods.js';
 import { createHostCheck } from './http-policy.js';
 import { textFrame } from './wsFrame.js';
 
@@ -134,7 +133,6 @@ interface Connection extends SubscriptionConnection {
   readonly ws: WebSocket;
   /** The upgraded socket under `ws`: answers and notifications are written to it as whole frames. */
   readonly socket: Duplex;
-  services: Services;
   readonly token: string | undefined;
   /** Set once the connection is being closed by us; nothing more is executed or sent. */
   closing: boolean;
@@ -225,7 +223,6 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
       ws,
       socket,
       token: bearerToken(req.headers.authorization),
-      services: opts.services,
       closing: false,
       pending: 0,
       paused: false,
@@ -233,12 +230,8 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
       context: { services: opts.services, transport: 'ws' },
       send: (message) => send(conn, message),
     };
-    // Its own services object, bound to this connection for eth_subscribe / eth_unsubscribe.
-    conn.services = servicesForConnection(opts.services, {
-      connection: conn,
-      ...(opts.subscriptions ? { subscriptions: opts.subscriptions } : {}),
-    });
-    conn.context = { services: conn.services, transport: 'ws' };
+    // The node's services, shared; beside them the connection, for eth_subscribe / eth_unsubscribe.
+    conn.context = { services: opts.services, transport: 'ws', connection: connectionContext(conn) };
     connections.add(conn);
 
     const guard = new FrameSizeGuard(opts.maxFrameSize);
@@ -345,19 +338,26 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
 
   /** Who is asking, decided afresh for every message (the token may have expired since the upgrade). */
   async function requestContext(conn: Connection): Promise<DispatchContext> {
-    if (!auth) return { services: conn.services, transport: 'ws' };
+    if (!auth) return conn.context;
     let user: AuthenticatedUser | undefined;
     if (conn.token !== undefined) {
       const check = await auth.verifyToken(conn.token);
       if (check.ok) user = check.user;
     }
     return {
-      services: conn.services,
+      services: opts.services,
       transport: 'ws',
+      connection: conn.context.connection,
       ...(user ? { user } : {}),
       authRequired: false,
       permit: auth.permit(user),
     };
+  }
+
+  function connectionContext(conn: Connection): ConnectionContext {
+    return opts.subscriptions
+      ? { connection: conn, subscriptions: opts.subscriptions }
+      : { connection: conn };
   }
 
   function send(conn: Connection, message: string): void {

@@ -7,12 +7,5 @@ export {
   SubscriptionNotFoundError,
   type SubscriptionType,
 } from './manager.js';
-export {
-  ethSubscribe,
-  ethUnsubscribe,
-  servicesForConnection,
-  subscriptionMethods,
-  type WsConnectionContext,
-  wsConnectionOf,
-} from './methods.js';
+export { ethSubscribe, ethUnsubscribe, subscriptionMethods } from './methods.js';
 export type { JsonObject, SubscriptionSource } from './source.js';

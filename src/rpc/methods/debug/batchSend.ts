@@ -1,5 +1,5 @@
 /** debug_batchSendRawTransaction: each entry added independently; `{index, success, errorMessage?}`. */
-import { INVALID_PARAMS, RpcError } from '../../errors.js';
+import { INVALID_PARAMS, RpcError, toErrorObject } from '../../errors.js';
 import { submitRaw } from '../eth/sendRawTransaction.js';
 import type { RpcMethod } from '../types.js';
 
@@ -14,7 +14,12 @@ export const debugBatchSendRawTransaction: RpcMethod = {
         await submitRaw(services, params[index]);
         out.push({ index, success: true });
       } catch (err) {
-        out.push({ index, success: false, errorMessage: err instanceof Error ? err.message : String(err) });
+        // The entry's message is the one the same failure answers alone.
+        out.push({
+          index,
+          success: false,
+          errorMessage: toErrorObject(err, 'debug_batchSendRawTransaction').message,
+        });
       }
     }
     return out;

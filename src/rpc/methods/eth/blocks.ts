@@ -6,10 +6,11 @@ import type { Block } from '@ethereumjs/block';
 import { resolveBlockNumber } from '../../blockParam.js';
 import { INVALID_BLOCK_HASH_PARAMS, INVALID_BLOCK_PARAMS, INVALID_PARAMS } from '../../errors.js';
 import { formatBlock } from '../../format/block.js';
-import { bytes, hexToBytes, quantity } from '../../format/hex.js';
-import { type BlockParam, blockNumberParam, bool, hash32, param } from '../../params.js';
+import { bytes, quantity } from '../../format/hex.js';
+import { type BlockParam, blockNumberParam, bool, hashBytes } from '../../params.js';
 import type { RawJson } from '../../rawJson.js';
 import type { Services } from '../../services.js';
+import { defineMethod, required } from '../define.js';
 import type { RpcMethod } from '../types.js';
 import { blockFormatOptions, responseCache } from './shared.js';
 
@@ -37,10 +38,6 @@ function canonicalHashOf(
   return n < 0n ? undefined : chain.canonicalHash(n);
 }
 
-export function blockHashParam(params: readonly unknown[], index: number): Uint8Array {
-  return hexToBytes(param(params, index, hash32, INVALID_BLOCK_HASH_PARAMS));
-}
-
 const blockKey = (hash: Uint8Array, full: boolean) => `block:${full ? 'full' : 'hashes'}:${bytes(hash)}`;
 
 /**
@@ -66,44 +63,42 @@ function blockAnswer(services: Services, hash: Uint8Array, full: boolean): RawJs
   return cache.put(key, formatBlock(block, full, services.chain, blockFormatOptions(services)));
 }
 
-export const ethGetBlockByHash: RpcMethod = {
+export const ethGetBlockByHash = defineMethod({
   name: 'eth_getBlockByHash',
   group: 'ETH',
-  handler(params, { services }) {
-    const hash = blockHashParam(params, 0);
-    const full = param(params, 1, bool, INVALID_PARAMS);
-    return blockAnswer(services, hash, full);
-  },
-};
+  params: [required(hashBytes, INVALID_BLOCK_HASH_PARAMS), required(bool, INVALID_PARAMS)],
+  handler: ([hash, full], { services }) => blockAnswer(services, hash, full),
+});
 
-export const ethGetBlockByNumber: RpcMethod = {
+export const ethGetBlockByNumber = defineMethod({
   name: 'eth_getBlockByNumber',
   group: 'ETH',
-  handler(params, { services }) {
-    const p = param(params, 0, blockNumberParam, INVALID_BLOCK_PARAMS);
-    const full = param(params, 1, bool, INVALID_PARAMS);
+  params: [required(blockNumberParam, INVALID_BLOCK_PARAMS), required(bool, INVALID_PARAMS)],
+  handler([p, full], { services }) {
     const hash = canonicalHashOf(services, p);
     return hash ? blockAnswer(services, hash, full) : null;
   },
-};
+});
 
-export const ethGetBlockTransactionCountByHash: RpcMethod = {
+export const ethGetBlockTransactionCountByHash = defineMethod({
   name: 'eth_getBlockTransactionCountByHash',
   group: 'ETH',
-  handler(params, { services }) {
-    const block = services.chain.getBlock(blockHashParam(params, 0));
+  params: [required(hashBytes, INVALID_BLOCK_HASH_PARAMS)],
+  handler([hash], { services }) {
+    const block = services.chain.getBlock(hash);
     return block ? quantity(block.transactions.length) : null;
   },
-};
+});
 
-export const ethGetBlockTransactionCountByNumber: RpcMethod = {
+export const ethGetBlockTransactionCountByNumber = defineMethod({
   name: 'eth_getBlockTransactionCountByNumber',
   group: 'ETH',
-  handler(params, { services }) {
-    const block = blockByNumberParam(services, param(params, 0, blockNumberParam, INVALID_BLOCK_PARAMS));
+  params: [required(blockNumberParam, INVALID_BLOCK_PARAMS)],
+  handler([p], { services }) {
+    const block = blockByNumberParam(services, p);
     return block ? quantity(block.transactions.length) : null;
   },
-};
+});
 
 export const blockMethods: RpcMethod[] = [
   ethGetBlockByHash,

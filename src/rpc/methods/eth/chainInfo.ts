@@ -4,53 +4,60 @@
  */
 import { COINBASE_NOT_SPECIFIED, RpcError } from '../../errors.js';
 import { quantity } from '../../format/hex.js';
+import { defineMethod } from '../define.js';
 import type { RpcMethod } from '../types.js';
 
-export const ethBlockNumber: RpcMethod = {
+export const ethBlockNumber = defineMethod({
   name: 'eth_blockNumber',
   group: 'ETH',
-  handler: (_params, { services }) => quantity(services.chain.head().number),
-};
+  params: [],
+  handler: (_args, { services }) => quantity(services.chain.head().number),
+});
 
-export const ethChainId: RpcMethod = {
+export const ethChainId = defineMethod({
   name: 'eth_chainId',
   group: 'ETH',
-  handler: (_params, { services }) => quantity(services.common.chainId()),
-};
+  params: [],
+  handler: (_args, { services }) => quantity(services.common.chainId()),
+});
 
 /** Alder does not sync from peers yet, so it is never syncing. */
-export const ethSyncing: RpcMethod = {
+export const ethSyncing = defineMethod({
   name: 'eth_syncing',
   group: 'ETH',
+  params: [],
   handler: () => false,
-};
+});
 
 /**
  * Besu answers with the highest eth wire protocol version it offers; its spec suite expects 0x47.
  * Without networking Alder offers none, so it gives the same figure.
  */
-export const ethProtocolVersion: RpcMethod = {
+export const ethProtocolVersion = defineMethod({
   name: 'eth_protocolVersion',
   group: 'ETH',
+  params: [],
   handler: () => '0x47',
-};
+});
 
 /** The node holds no keys. */
-export const ethAccounts: RpcMethod = {
+export const ethAccounts = defineMethod({
   name: 'eth_accounts',
   group: 'ETH',
+  params: [],
   handler: () => [],
-};
+});
 
-export const ethCoinbase: RpcMethod = {
+export const ethCoinbase = defineMethod({
   name: 'eth_coinbase',
   group: 'ETH',
-  handler: (_params, { services }) => {
+  params: [],
+  handler: (_args, { services }) => {
     const coinbase = services.config.minerCoinbase;
     if (coinbase === undefined) throw new RpcError(COINBASE_NOT_SPECIFIED);
     return coinbase;
   },
-};
+});
 
 export const chainInfoMethods: RpcMethod[] = [
   ethBlockNumber,

@@ -4,7 +4,7 @@
  */
 
 import { blockLogs, canonicalLogs, compileLogQuery } from '../../../filters/logs.js';
-import { FilterLimitError, type FilterManager } from '../../../filters/manager.js';
+import type { FilterManager } from '../../../filters/manager.js';
 import {
   BLOCK_NOT_FOUND,
   FILTER_NOT_FOUND,
@@ -18,18 +18,6 @@ import { formatLogs } from '../../format/log.js';
 import type { Services } from '../../services.js';
 import type { RpcMethod } from '../types.js';
 import { type LogFilterParams, logRange, parseLogFilter } from './getLogs.js';
-
-/** Besu has no bound; Alder's answer when --max filters are installed. */
-const FILTER_LIMIT_REACHED = { code: -32000, message: 'Filter limit reached' } as const;
-
-function install(make: () => string): string {
-  try {
-    return make();
-  } catch (err) {
-    if (err instanceof FilterLimitError) throw new RpcError(FILTER_LIMIT_REACHED);
-    throw err;
-  }
-}
 
 function manager(services: Services): FilterManager {
   if (!services.filters) throw new RpcError(INTERNAL_ERROR);
@@ -49,7 +37,7 @@ export const ethNewFilter: RpcMethod = {
     const f = parseLogFilter(params[0]);
     const toBlock = f.toBlock?.kind === 'number' ? f.toBlock.number : undefined;
     const m = manager(services);
-    return install(() => m.newLogFilter({ query: compileLogQuery(f.query), toBlock, request: f }));
+    return m.newLogFilter({ query: compileLogQuery(f.query), toBlock, request: f });
   },
 };
 
@@ -58,7 +46,7 @@ export const ethNewBlockFilter: RpcMethod = {
   group: 'ETH',
   handler(_params, { services }) {
     const m = manager(services);
-    return install(() => m.newBlockFilter());
+    return m.newBlockFilter();
   },
 };
 
@@ -67,7 +55,7 @@ export const ethNewPendingTransactionFilter: RpcMethod = {
   group: 'ETH',
   handler(_params, { services }) {
     const m = manager(services);
-    return install(() => m.newPendingTransactionFilter());
+    return m.newPendingTransactionFilter();
   },
 };
 

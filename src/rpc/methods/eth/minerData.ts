@@ -6,12 +6,13 @@
  */
 import type { Block } from '@ethereumjs/block';
 import { paramsVM } from '@ethereumjs/vm';
-import { INVALID_BLOCK_PARAMS } from '../../errors.js';
+import { INVALID_BLOCK_HASH_PARAMS, INVALID_BLOCK_PARAMS } from '../../errors.js';
 import { bytes, address as formatAddress, quantity } from '../../format/hex.js';
-import { blockNumberParam, param } from '../../params.js';
+import { blockNumberParam, hashBytes } from '../../params.js';
 import type { Services } from '../../services.js';
+import { defineMethod, required } from '../define.js';
 import type { RpcMethod } from '../types.js';
-import { blockByNumberParam, blockHashParam } from './blocks.js';
+import { blockByNumberParam } from './blocks.js';
 
 function staticReward(block: Block): bigint {
   // Proof-of-stake blocks (difficulty 0) pay no block reward.
@@ -57,22 +58,24 @@ export function minerData(services: Services, block: Block): Record<string, unkn
   };
 }
 
-export const ethGetMinerDataByBlockHash: RpcMethod = {
+export const ethGetMinerDataByBlockHash = defineMethod({
   name: 'eth_getMinerDataByBlockHash',
   group: 'ETH',
-  handler(params, { services }) {
-    const block = services.chain.getBlock(blockHashParam(params, 0));
+  params: [required(hashBytes, INVALID_BLOCK_HASH_PARAMS)],
+  handler([hash], { services }) {
+    const block = services.chain.getBlock(hash);
     return block ? minerData(services, block) : null;
   },
-};
+});
 
-export const ethGetMinerDataByBlockNumber: RpcMethod = {
+export const ethGetMinerDataByBlockNumber = defineMethod({
   name: 'eth_getMinerDataByBlockNumber',
   group: 'ETH',
-  handler(params, { services }) {
-    const block = blockByNumberParam(services, param(params, 0, blockNumberParam, INVALID_BLOCK_PARAMS));
+  params: [required(blockNumberParam, INVALID_BLOCK_PARAMS)],
+  handler([p], { services }) {
+    const block = blockByNumberParam(services, p);
     return block ? minerData(services, block) : null;
   },
-};
+});
 
 export const minerDataMethods: RpcMethod[] = [ethGetMinerDataByBlockHash, ethGetMinerDataByBlockNumber];

@@ -3,32 +3,34 @@
  */
 import type { Block } from '@ethereumjs/block';
 import { resolveHeader } from '../../blockParam.js';
-import { INVALID_BLOCK_PARAMS } from '../../errors.js';
+import { INVALID_BLOCK_PARAMS, INVALID_TRANSACTION_HASH_PARAMS } from '../../errors.js';
 import { formatBlockReceipts, formatReceiptAt } from '../../format/receipt.js';
-import { blockParam, param } from '../../params.js';
+import { blockParam, hashBytes } from '../../params.js';
+import { defineMethod, required } from '../define.js';
 import type { RpcMethod } from '../types.js';
-import { txHashParam } from './transactions.js';
 
-export const ethGetTransactionReceipt: RpcMethod = {
+export const ethGetTransactionReceipt = defineMethod({
   name: 'eth_getTransactionReceipt',
   group: 'ETH',
-  handler(params, { services }) {
+  params: [required(hashBytes, INVALID_TRANSACTION_HASH_PARAMS)],
+  handler([txHash], { services }) {
     const chain = services.chain;
-    const location = chain.getTxLocation(txHashParam(params, 0));
+    const location = chain.getTxLocation(txHash);
     if (!location) return null;
     const block = chain.getBlock(location.blockHash);
     const receipts = chain.getReceipts(location.blockHash);
     if (!block || !receipts || location.index >= receipts.length) return null;
     return formatReceiptAt(block, receipts, chain.getSenders(location.blockHash), location.index);
   },
-};
+});
 
-export const ethGetBlockReceipts: RpcMethod = {
+export const ethGetBlockReceipts = defineMethod({
   name: 'eth_getBlockReceipts',
   group: 'ETH',
-  handler(params, { services }) {
+  params: [required(blockParam, INVALID_BLOCK_PARAMS)],
+  handler([p], { services }) {
     const chain = services.chain;
-    const header = resolveHeader(chain, param(params, 0, blockParam, INVALID_BLOCK_PARAMS));
+    const header = resolveHeader(chain, p);
     if (!header) return null;
     const hash = header.hash();
     const block: Block | undefined = chain.getBlock(hash);
@@ -36,6 +38,6 @@ export const ethGetBlockReceipts: RpcMethod = {
     if (!block || !receipts) return null;
     return formatBlockReceipts(block, receipts, chain.getSenders(hash));
   },
-};
+});
 
 export const receiptMethods: RpcMethod[] = [ethGetTransactionReceipt, ethGetBlockReceipts];

@@ -11,10 +11,11 @@ import {
   INVALID_TRANSACTION_INDEX_PARAMS,
 } from '../../errors.js';
 import { txLocationBase } from '../../format/block.js';
-import { bytes, hexToBytes } from '../../format/hex.js';
+import { bytes } from '../../format/hex.js';
 import { formatTransaction, type TxJson } from '../../format/transaction.js';
-import { blockNumberParam, hash32, param, requireParamCount, uint64 } from '../../params.js';
+import { blockNumberParam, hashBytes, uint64 } from '../../params.js';
 import type { Services } from '../../services.js';
+import { defineMethod, required } from '../define.js';
 import type { RpcMethod } from '../types.js';
 import { blockByNumberParam } from './blocks.js';
 
@@ -29,16 +30,12 @@ export function transactionInBlock(services: Services, block: Block, index: bigi
   return formatTransaction(tx, sender, { ...txLocationBase(header, bytes(hash)), index: i });
 }
 
-export function txHashParam(params: readonly unknown[], index: number): Uint8Array {
-  return hexToBytes(param(params, index, hash32, INVALID_TRANSACTION_HASH_PARAMS));
-}
-
-export const ethGetTransactionByHash: RpcMethod = {
+export const ethGetTransactionByHash = defineMethod({
   name: 'eth_getTransactionByHash',
   group: 'ETH',
-  handler(params, { services }) {
-    requireParamCount(params, 1);
-    const hash = txHashParam(params, 0);
+  arity: 1,
+  params: [required(hashBytes, INVALID_TRANSACTION_HASH_PARAMS)],
+  handler([hash], { services }) {
     const location = services.chain.getTxLocation(hash);
     if (!location) {
       const pooled = services.txPool?.get(hash);
@@ -47,30 +44,34 @@ export const ethGetTransactionByHash: RpcMethod = {
     const block = services.chain.getBlock(location.blockHash);
     return block ? transactionInBlock(services, block, BigInt(location.index)) : null;
   },
-};
+});
 
-export const ethGetTransactionByBlockHashAndIndex: RpcMethod = {
+export const ethGetTransactionByBlockHashAndIndex = defineMethod({
   name: 'eth_getTransactionByBlockHashAndIndex',
   group: 'ETH',
-  handler(params, { services }) {
-    // Besu words a bad block hash here as a bad transaction hash.
-    const hash = txHashParam(params, 0);
-    const index = param(params, 1, uint64, INVALID_TRANSACTION_ID_PARAMS);
+  // Besu words a bad block hash here as a bad transaction hash.
+  params: [
+    required(hashBytes, INVALID_TRANSACTION_HASH_PARAMS),
+    required(uint64, INVALID_TRANSACTION_ID_PARAMS),
+  ],
+  handler([hash, index], { services }) {
     const block = services.chain.getBlock(hash);
     return block ? transactionInBlock(services, block, index) : null;
   },
-};
+});
 
-export const ethGetTransactionByBlockNumberAndIndex: RpcMethod = {
+export const ethGetTransactionByBlockNumberAndIndex = defineMethod({
   name: 'eth_getTransactionByBlockNumberAndIndex',
   group: 'ETH',
-  handler(params, { services }) {
-    const p = param(params, 0, blockNumberParam, INVALID_BLOCK_PARAMS);
-    const index = param(params, 1, uint64, INVALID_TRANSACTION_INDEX_PARAMS);
+  params: [
+    required(blockNumberParam, INVALID_BLOCK_PARAMS),
+    required(uint64, INVALID_TRANSACTION_INDEX_PARAMS),
+  ],
+  handler([p, index], { services }) {
     const block = blockByNumberParam(services, p);
     return block ? transactionInBlock(services, block, index) : null;
   },
-};
+});
 
 export const transactionMethods: RpcMethod[] = [
   ethGetTransactionByHash,

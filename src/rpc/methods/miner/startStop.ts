@@ -1,29 +1,25 @@
 /** miner_start and miner_stop: switch block production on and off. */
-import { NoCoinbaseError } from '../../../mining/service.js';
-import { COINBASE_NOT_SET, RpcError } from '../../errors.js';
-import type { RpcMethod } from '../types.js';
+import { defineMethod } from '../define.js';
 
-export const minerStart: RpcMethod = {
+/** Without a coinbase the miner refuses to start (`NoCoinbaseError`, answered by rpc/errors.ts). */
+export const minerStart = defineMethod({
   name: 'miner_start',
   group: 'MINER',
-  handler: (_params, { services }) => {
+  params: [],
+  handler: (_args, { services }) => {
     if (!services.miner) return false;
-    try {
-      services.miner.start();
-    } catch (err) {
-      if (err instanceof NoCoinbaseError) throw new RpcError(COINBASE_NOT_SET);
-      throw err;
-    }
+    services.miner.start();
     return true;
   },
-};
+});
 
-export const minerStop: RpcMethod = {
+export const minerStop = defineMethod({
   name: 'miner_stop',
   group: 'MINER',
-  handler: async (_params, { services }) => {
+  params: [],
+  handler: async (_args, { services }) => {
     if (!services.miner) return false;
     await services.miner.stop();
     return true;
   },
-};
+});
