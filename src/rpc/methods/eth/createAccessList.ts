@@ -5,17 +5,27 @@
  */
 import { createAccessList } from '../../../execution/accessListBuilder.js';
 import { bytes, quantity } from '../../format/hex.js';
-import type { RpcMethod } from '../types.js';
-import { estimateInputAt, failureError, invalidSimulation, simulatorOf } from './call.js';
+import { deferred, defineMethod } from '../define.js';
+import {
+  callObject,
+  estimateBlock,
+  estimateHeader,
+  failureError,
+  invalidSimulation,
+  simulatorOf,
+  stateOverrides,
+} from './call.js';
 
-export const ethCreateAccessList: RpcMethod = {
+export const ethCreateAccessList = defineMethod({
   name: 'eth_createAccessList',
   group: 'ETH',
-  async handler(params, { services }) {
-    const { header, call, overrides } = estimateInputAt(services, params);
+  params: [callObject, estimateBlock, deferred(stateOverrides)],
+  order: [1, 0, 2],
+  async handler([call, block, overrides], { services }) {
+    const header = estimateHeader(services, block);
     let result: Awaited<ReturnType<typeof createAccessList>>;
     try {
-      result = await createAccessList(simulatorOf(services), header, call, overrides);
+      result = await createAccessList(simulatorOf(services), header, call, overrides());
     } catch (err) {
       invalidSimulation(err);
     }
@@ -27,4 +37,4 @@ export const ethCreateAccessList: RpcMethod = {
     out.gasUsed = quantity(withList.gasUsed);
     return out;
   },
-};
+});
