@@ -21,6 +21,7 @@ import {
   OptionValueError,
   type RawValue,
   tomlKey,
+  unavailableReason,
 } from './options.js';
 import type { Config, NetworkName } from './types.js';
 
@@ -54,11 +55,16 @@ export function resolveConfig(cli: Map<string, RawValue>, env: NodeJS.ProcessEnv
 
   const values: Record<string, unknown> = {};
   const sources: Record<string, ValueSource> = {};
+  const refused: string[] = [];
   for (const spec of OPTIONS) {
-    const { value, source } = pick(spec, cli, env, file);
+    const { value, source, key } = pick(spec, cli, env, file);
     values[spec.field] = value;
     sources[spec.field] = source;
+    const reason = source === 'default' ? undefined : unavailableReason(spec, value);
+    if (reason !== undefined) refused.push(`${spec.name}${where(source, key)}: ${reason}`);
   }
+  // Before anything else is read or written: an option Alder cannot honour stops the start.
+  if (refused.length > 0) throw new ConfigError(refused.join('; '));
 
   const network = values.network as NetworkName | undefined;
   const genesisFile = values.genesisFile as string | undefined;
@@ -95,26 +101,32 @@ function pick(
   cli: Map<string, RawValue>,
   env: NodeJS.ProcessEnv,
   file: Map<string, unknown> | undefined,
-): { value: unknown; source: ValueSource } {
+): { value: unknown; source: ValueSource; key?: string } {
   const fromCli = cli.get(spec.name);
   if (fromCli !== undefined) return { value: convert(spec, fromCli, 'command line'), source: 'command line' };
   for (const name of [spec.name, ...(spec.aliases ?? [])]) {
-    const fromEnv = env[envVarName(name)];
+    const key = envVarName(name);
+    const fromEnv = env[key];
     if (fromEnv !== undefined)
-      return { value: convert(spec, fromEnv, 'environment', envVarName(name)), source: 'environment' };
+      return { value: convert(spec, fromEnv, 'environment', key), source: 'environment', key };
   }
   if (file !== undefined) {
     for (const name of [spec.name, ...(spec.aliases ?? [])]) {
-      const fromFile = file.get(tomlKey(name));
+      const key = tomlKey(name);
+      const fromFile = file.get(key);
       if (fromFile !== undefined) {
-        return {
-          value: convert(spec, fromFile as RawValue, 'config file', tomlKey(name)),
-          source: 'config file',
-        };
+        return { value: convert(spec, fromFile as RawValue, 'config file', key), source: 'config file', key };
       }
     }
   }
   return { value: spec.default, source: 'default' };
+}
+
+/** Where a value came from, for messages: '' for the command line. */
+function where(source: ValueSource, key: string | undefined): string {
+  if (source === 'environment') return ` (from environment variable ${key})`;
+  if (source === 'config file') return ` (from config file key '${key}')`;
+  return '';
 }
 
 function convert(spec: OptionSpec, raw: RawValue, source: ValueSource, key?: string): unknown {
@@ -122,13 +134,7 @@ function convert(spec: OptionSpec, raw: RawValue, source: ValueSource, key?: str
     return convertValue(spec, raw, source === 'config file');
   } catch (err) {
     if (!(err instanceof OptionValueError)) throw err;
-    const where =
-      source === 'environment'
-        ? ` (from environment variable ${key})`
-        : source === 'config file'
-          ? ` (from config file key '${key}')`
-          : '';
-    throw new ConfigError(`Invalid value for option '${spec.name}'${where}: ${err.message}`);
+    throw new ConfigError(`Invalid value for option '${spec.name}'${where(source, key)}: ${err.message}`);
   }
 }
 

@@ -60,12 +60,37 @@ export interface OptionSpec<K extends OptionField = OptionField> {
   parse?: (text: string) => unknown;
   /** Checks a converted value; returns a problem description, or undefined when fine. */
   check?: (value: unknown) => string | undefined;
+  /**
+   * Set while Alder lacks what the option asks for: the node then refuses, at start, any value other
+   * than the default and `unavailable.alsoAccepts`, naming the option and the reason. The line goes
+   * when the feature lands (test/config/options.test.ts fails on an option that is read and still
+   * declared unavailable, and on one that is neither).
+   */
+  unavailable?: Unavailable;
+}
+
+export interface Unavailable {
+  /** Said to the user: "GraphQL is not available yet". */
+  reason: string;
+  /**
+   * Values accepted besides the default because they ask for nothing absent (`false` for a feature
+   * that is on by default, `NONE`, an empty list); `'any'` when every value does.
+   */
+  alsoAccepts?: readonly unknown[] | 'any';
 }
 
 /** The detail of an invalid value ("'abc' is not an int"); the caller adds the option name. */
 export class OptionValueError extends Error {}
 
 const opt = <K extends OptionField>(spec: OptionSpec<K>): OptionSpec => spec as unknown as OptionSpec;
+
+// Why options are refused (see `OptionSpec.unavailable`).
+const P2P: Unavailable = { reason: 'P2P networking is not available yet' };
+const GRAPHQL: Unavailable = { reason: 'GraphQL is not available yet' };
+const ENGINE: Unavailable = { reason: 'the engine API is not available yet' };
+const PRIVACY: Unavailable = { reason: 'private transactions are not available yet' };
+const METRICS: Unavailable = { reason: 'metrics are not available yet' };
+const PLUGINS: Unavailable = { reason: 'plugins are not available yet' };
 
 const PORT = { min: 0, max: 65535, label: '<PORT>' } as const;
 const API_GROUPS_HELP = `comma-separated API groups (${RPC_API_GROUPS.join(', ')})`;
@@ -167,10 +192,11 @@ export const OPTIONS: readonly OptionSpec[] = [
     type: 'enum',
     field: 'syncMode',
     default: 'FULL',
-    help: 'Synchronization mode: FULL, FAST, SNAP, CHECKPOINT (Alder synchronizes in FULL mode)',
+    help: 'Synchronization mode: FULL, FAST, SNAP, CHECKPOINT',
     section: 'Node',
     label: '<SYNC MODE>',
     choices: ['FULL', 'FAST', 'SNAP', 'CHECKPOINT'],
+    unavailable: { reason: 'synchronization modes other than FULL are not available yet' },
   }),
   opt({
     name: '--node-private-key-file',
@@ -189,6 +215,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: false,
     help: 'Record the revert reason in transaction receipts',
     section: 'Node',
+    unavailable: { reason: 'revert reasons in transaction receipts are not available yet' },
   }),
   opt({
     name: '--auto-log-bloom-caching-enabled',
@@ -197,6 +224,10 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: true,
     help: 'Maintain the log bloom cache files that speed up eth_getLogs',
     section: 'Node',
+    unavailable: {
+      reason: "log bloom cache files are not available yet (eth_getLogs tests each block header's bloom)",
+      alsoAccepts: 'any',
+    },
   }),
   opt({
     name: '--json-pretty-print-enabled',
@@ -225,6 +256,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: true,
     help: 'Enable peer-to-peer networking',
     section: 'P2P',
+    unavailable: { ...P2P, alsoAccepts: 'any' },
   }),
   opt({
     name: '--p2p-host',
@@ -235,6 +267,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Host advertised to peers',
     section: 'P2P',
     label: '<HOST>',
+    unavailable: P2P,
   }),
   opt({
     name: '--p2p-interface',
@@ -244,6 +277,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Network interface the P2P listener binds to',
     section: 'P2P',
     label: '<HOST>',
+    unavailable: P2P,
   }),
   opt({
     name: '--p2p-port',
@@ -253,6 +287,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'P2P listening port (TCP and UDP)',
     section: 'P2P',
     ...PORT,
+    unavailable: P2P,
   }),
   opt({
     name: '--discovery-enabled',
@@ -261,6 +296,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: true,
     help: 'Enable peer discovery',
     section: 'P2P',
+    unavailable: { ...P2P, alsoAccepts: 'any' },
   }),
   opt({
     name: '--bootnodes',
@@ -271,6 +307,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Enode URLs of the nodes to bootstrap discovery from',
     section: 'P2P',
     label: '<ENODE>[,<ENODE>...]',
+    unavailable: { ...P2P, alsoAccepts: [[]] },
   }),
   opt({
     name: '--max-peers',
@@ -282,6 +319,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     section: 'P2P',
     label: '<INTEGER>',
     min: 0,
+    unavailable: { ...P2P, alsoAccepts: [0] },
   }),
   opt({
     name: '--nat-method',
@@ -292,6 +330,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     section: 'P2P',
     label: '<NAT METHOD>',
     choices: ['UPNP', 'DOCKER', 'AUTO', 'NONE'],
+    unavailable: { ...P2P, alsoAccepts: ['NONE'] },
   }),
 
   // --- JSON-RPC over HTTP
@@ -531,6 +570,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: false,
     help: 'Serve GraphQL over HTTP at /graphql',
     section: 'GraphQL',
+    unavailable: GRAPHQL,
   }),
   opt({
     name: '--graphql-http-host',
@@ -540,6 +580,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Host the GraphQL server listens on',
     section: 'GraphQL',
     label: '<HOST>',
+    unavailable: GRAPHQL,
   }),
   opt({
     name: '--graphql-http-port',
@@ -549,6 +590,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Port of the GraphQL server',
     section: 'GraphQL',
     ...PORT,
+    unavailable: GRAPHQL,
   }),
   opt({
     name: '--graphql-http-cors-origins',
@@ -559,6 +601,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Origins allowed by CORS for GraphQL; * or all for any',
     section: 'GraphQL',
     label: '<ORIGIN>[,<ORIGIN>...]',
+    unavailable: GRAPHQL,
   }),
 
   // --- Engine API
@@ -570,6 +613,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     defaultText: 'false (the engine API also starts when the genesis configures the merge)',
     help: 'Serve the engine API used by a consensus client',
     section: 'Engine API',
+    unavailable: ENGINE,
   }),
   opt({
     name: '--engine-rpc-port',
@@ -580,6 +624,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Port of the engine API (HTTP and WebSocket)',
     section: 'Engine API',
     ...PORT,
+    unavailable: ENGINE,
   }),
   opt({
     name: '--engine-jwt-secret',
@@ -590,6 +635,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'File holding the hex JWT secret shared with the consensus client',
     section: 'Engine API',
     label: '<FILE>',
+    unavailable: ENGINE,
   }),
   opt({
     name: '--engine-jwt-disabled',
@@ -598,6 +644,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: false,
     help: 'Serve the engine API without JWT authentication',
     section: 'Engine API',
+    unavailable: ENGINE,
   }),
   opt({
     name: '--engine-host-allowlist',
@@ -608,6 +655,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     section: 'Engine API',
     label: '<HOSTNAME>[,<HOSTNAME>...]',
     check: checkAllowlist,
+    unavailable: ENGINE,
   }),
 
   // --- Gas price and limits
@@ -687,6 +735,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     section: 'Gas price and limits',
     label: '<INTEGER>',
     min: 0,
+    unavailable: { reason: 'trace_filter is not available yet' },
   }),
   opt({
     name: '--rpc-tx-feecap',
@@ -748,6 +797,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     section: 'Transaction pool',
     label: '<TYPE>',
     choices: ['LAYERED', 'SEQUENCED'],
+    unavailable: { reason: 'the SEQUENCED transaction pool is not available yet' },
   }),
   opt({
     name: '--tx-pool-max-size',
@@ -815,6 +865,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: false,
     help: 'Enable private transactions (EEA and PRIV API groups)',
     section: 'Privacy',
+    unavailable: PRIVACY,
   }),
   opt({
     name: '--privacy-url',
@@ -824,6 +875,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'URL of the private transaction manager',
     section: 'Privacy',
     label: '<URL>',
+    unavailable: PRIVACY,
   }),
   opt({
     name: '--privacy-public-key-file',
@@ -833,6 +885,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: "File holding the private transaction manager's public key of this node",
     section: 'Privacy',
     label: '<FILE>',
+    unavailable: PRIVACY,
   }),
   opt({
     name: '--privacy-multi-tenancy-enabled',
@@ -841,6 +894,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: false,
     help: 'Serve several privacy tenants identified by their tokens',
     section: 'Privacy',
+    unavailable: PRIVACY,
   }),
   opt({
     name: '--privacy-marker-transaction-signing-key-file',
@@ -850,6 +904,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Key that signs privacy marker transactions (random key per transaction if absent)',
     section: 'Privacy',
     label: '<FILE>',
+    unavailable: PRIVACY,
   }),
   opt({
     name: '--privacy-flexible-groups-enabled',
@@ -859,6 +914,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: false,
     help: 'Enable flexible (on-chain) privacy groups',
     section: 'Privacy',
+    unavailable: PRIVACY,
   }),
   opt({
     name: '--privacy-nonce-always-increments',
@@ -867,6 +923,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: false,
     help: 'Increment the private nonce even when a private transaction fails',
     section: 'Privacy',
+    unavailable: PRIVACY,
   }),
 
   // --- Metrics and plugins
@@ -877,6 +934,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: false,
     help: 'Serve Prometheus metrics',
     section: 'Metrics and plugins',
+    unavailable: METRICS,
   }),
   opt({
     name: '--metrics-host',
@@ -886,6 +944,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Host the metrics server listens on',
     section: 'Metrics and plugins',
     label: '<HOST>',
+    unavailable: METRICS,
   }),
   opt({
     name: '--metrics-port',
@@ -895,6 +954,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Port of the metrics server',
     section: 'Metrics and plugins',
     ...PORT,
+    unavailable: METRICS,
   }),
   opt({
     name: '--plugins',
@@ -905,6 +965,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Names of the plugins to load',
     section: 'Metrics and plugins',
     label: '<NAME>[,<NAME>...]',
+    unavailable: { ...PLUGINS, alsoAccepts: [[]] },
   }),
   opt({
     name: '--plugin-continue-on-error',
@@ -913,6 +974,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: false,
     help: 'Keep starting when a plugin fails to load',
     section: 'Metrics and plugins',
+    unavailable: PLUGINS,
   }),
 ];
 
@@ -1053,6 +1115,25 @@ export function convertValue(spec: OptionSpec, raw: RawValue, fromToml = false):
   return value;
 }
 
+/**
+ * Why the node refuses this (converted) value of an option that is not available yet; undefined when
+ * the value is accepted: the default, or a value that asks for nothing absent.
+ */
+export function unavailableReason(spec: OptionSpec, value: unknown): string | undefined {
+  const u = spec.unavailable;
+  if (u === undefined || u.alsoAccepts === 'any') return undefined;
+  if (sameValue(value, spec.default)) return undefined;
+  if (u.alsoAccepts?.some((accepted) => sameValue(value, accepted))) return undefined;
+  return u.reason;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((v, i) => sameValue(v, b[i]));
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.from(a).equals(Buffer.from(b));
+  return a === b;
+}
+
 function rangeProblem(spec: OptionSpec, raw: RawValue): string {
   if (spec.label === '<PORT>') return `'${String(raw)}' is not a valid port number (0 to 65535)`;
   if (spec.max === undefined) return `'${String(raw)}' is below the minimum of ${spec.min}`;
@@ -1147,7 +1228,18 @@ function defaultText(spec: OptionSpec): string {
 }
 
 function helpText(spec: OptionSpec): string {
-  return `${spec.help} (default: ${defaultText(spec)})`;
+  const note = unavailableNote(spec);
+  return `${spec.help} (default: ${defaultText(spec)})${note === undefined ? '' : `. ${note}`}`;
+}
+
+/** What the help and the README say about an option that is not available yet. */
+function unavailableNote(spec: OptionSpec): string | undefined {
+  const u = spec.unavailable;
+  if (u === undefined) return undefined;
+  if (u.alsoAccepts === 'any') return `Accepted without effect: ${u.reason}.`;
+  const others = (u.alsoAccepts ?? []).map((v) => (Array.isArray(v) && v.length === 0 ? 'empty' : String(v)));
+  const accepted = ['the default', ...others].join(' or ');
+  return `Refused at start unless ${accepted}: ${u.reason}.`;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -1161,6 +1253,11 @@ function codeCell(text: string): string {
   return `\`${text.replace(/\|/g, '\\|')}\``;
 }
 
+function note(spec: OptionSpec): string {
+  const text = unavailableNote(spec);
+  return text === undefined ? '' : `. *${escapeCell(text)}*`;
+}
+
 /** The README's option reference: one table per section. */
 export function renderOptionsMarkdown(): string {
   const lines: string[] = [];
@@ -1170,6 +1267,12 @@ export function renderOptionsMarkdown(): string {
     '(`ALDER_` + the name in upper snake case, e.g. `ALDER_RPC_HTTP_PORT`). Precedence: command line,',
     'then environment, then config file, then default. Booleans accept `--flag`, `--flag=true` and',
     '`--flag=false`; lists are comma-separated.',
+    '',
+    'An option does what its description says, or the node refuses it at start and names it with the',
+    'reason (`--graphql-http-enabled: GraphQL is not available yet`), before it touches the data',
+    'directory. A description that ends in italics marks an option that is not available yet: its',
+    'default is always accepted, and so is a value that only turns off what is absent',
+    '(`--p2p-enabled=false`, `--nat-method=NONE`).',
     '',
   );
   const sections = [...new Set(OPTIONS.map((o) => o.section))];
@@ -1186,7 +1289,7 @@ export function renderOptionsMarkdown(): string {
       const option =
         codeCell(`${spec.name}${value}`) + (others.length > 0 ? ` (${others.map(codeCell).join(', ')})` : '');
       lines.push(
-        `| ${option} | ${codeCell(envVarName(spec.name))} | ${escapeCell(defaultText(spec))} | ${escapeCell(spec.help)} |`,
+        `| ${option} | ${codeCell(envVarName(spec.name))} | ${escapeCell(defaultText(spec))} | ${escapeCell(spec.help)}${note(spec)} |`,
       );
     }
     lines.push('');

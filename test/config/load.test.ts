@@ -156,10 +156,10 @@ describe('sources and precedence', () => {
 
   it('accepts aliases everywhere', () => {
     expect(loadConfig([...DEV, '--rpc-http-apis=ETH'], {}).rpcHttpApi).toEqual(['ETH']);
-    expect(loadConfig(DEV, { ALDER_P2P_PEER_UPPER_BOUND: '3' }).maxPeers).toBe(3);
-    expect(loadConfig([...DEV, `--config-file=${toml('engine-rpc-http-port=9999')}`], {}).engineRpcPort).toBe(
-      9999,
-    );
+    expect(loadConfig(DEV, { ALDER_P2P_PEER_UPPER_BOUND: '0' }).maxPeers).toBe(0);
+    expect(loadConfig([...DEV, `--config-file=${toml('rpc-ws-apis=["NET"]')}`], {}).rpcWsApi).toEqual([
+      'NET',
+    ]);
   });
 });
 
@@ -177,11 +177,17 @@ describe('command-line syntax', () => {
 
   it('splits lists on commas and accumulates repeated options', () => {
     const c = loadConfig(
-      [...DEV, '--rpc-http-api=ETH,NET', '--rpc-http-api', 'WEB3', '--bootnodes=enode://a@1.2.3.4:1'],
+      [
+        ...DEV,
+        '--rpc-http-api=ETH,NET',
+        '--rpc-http-api',
+        'WEB3',
+        '--rpc-http-cors-origins=http://a.example',
+      ],
       {},
     );
     expect(c.rpcHttpApi).toEqual(['ETH', 'NET', 'WEB3']);
-    expect(c.bootnodes).toEqual(['enode://a@1.2.3.4:1']);
+    expect(c.rpcHttpCorsOrigins).toEqual(['http://a.example']);
   });
 
   it('takes values after a space, and the short -l', () => {
