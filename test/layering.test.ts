@@ -51,8 +51,6 @@ const TOLERATED: readonly string[] = [
   // The engines implement mining/'s engine interface while mining/ names ethash's engine type
   // (the ConsensusEngine seam in consensus/ removes the back edge).
   'same-rank cycle: consensus/ ⇄ mining/',
-  // The simulator and the authorization (EIP-7702) helpers import each other.
-  'file cycle: execution/authorizations.ts ⇄ execution/simulator.ts',
 ];
 
 interface Edge {
