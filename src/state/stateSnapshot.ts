@@ -137,6 +137,20 @@ export class StateSnapshot {
     return this.storageSync(account.storageRoot, slot);
   }
 
+  /** The state manager's asynchronous reads, for callers written against it (copies of accounts). */
+  async getAccount(address: { bytes: Uint8Array }): Promise<Account | undefined> {
+    const a = this.account(address.bytes);
+    return a === undefined ? undefined : createAccountFromRLP(a.serialize());
+  }
+
+  async getCode(address: { bytes: Uint8Array }): Promise<Uint8Array> {
+    return this.code(address.bytes);
+  }
+
+  async getStorage(address: { bytes: Uint8Array }, slot: Uint8Array): Promise<Uint8Array> {
+    return this.storage(address.bytes, slot);
+  }
+
   /** The account's and the slots' (32-byte keys) Merkle proofs at this root (EIP-1186). */
   proof(address: Uint8Array, slots: readonly Uint8Array[]): AccountProof {
     const load = this.content.load;
