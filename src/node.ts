@@ -10,9 +10,10 @@ import { bytesToHex, createAddressFromString } from '@ethereumjs/util';
 import { ChainStore } from './chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './chain/errors.js';
 import { FeeOracle } from './chain/fees.js';
+import { ForkIdService } from './chain/forkId.js';
 import { initGenesis } from './chain/genesis.js';
 import { BlockImporter } from './chain/importer.js';
-import { readBlockFile, writeBlockFile } from './chain/rlpFile.js';
+import { checkBlockFile, readBlockFile, writeBlockFile } from './chain/rlpFile.js';
 import { createCommon, genesisHeaderFields } from './config/genesis.js';
 import type { Config } from './config/types.js';
 import { Clique, cliqueExecutionCommon } from './consensus/clique/index.js';
@@ -32,6 +33,9 @@ import { startMetrics } from './metrics/index.js';
 import { BlockBuilder } from './mining/builder.js';
 import { BlockProducer } from './mining/producer.js';
 import { MiningService } from './mining/service.js';
+import { parseEnode } from './p2p/enode.js';
+import { NetworkService } from './p2p/network.js';
+import { readStaticNodes } from './p2p/staticNodes.js';
 import { PluginService } from './plugins/service.js';
 import { createAuth } from './rpc/auth/index.js';
 import { createRpcCaches } from './rpc/caches.js';
@@ -57,6 +61,8 @@ export interface RunningNode {
   readonly ports: { http: number; ws: number };
   /** Stops servers and closes the database; resolves when everything is closed. */
   stop(): Promise<void>;
+  /** Resolves when the node cannot go on (the database cannot be written): the caller stops it. */
+  readonly failure?: Promise<Error>;
 }
 
 export interface ImportOptions {
@@ -173,6 +179,9 @@ export interface Backend {
  * servers in front of it; tests build the node's stack with it too.
  */
 export async function createBackend(config: Config, opts: BackendOptions = {}): Promise<Backend> {
+  // Besu keeps its node key in the data directory, creating it on first start. Read before the
+  // database is opened, so a bad key file leaves the data directory untouched.
+  const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
   const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });
   try {
     const txPool = new TxPool(ctx.chain, ctx.world, ctx.common, {
@@ -195,7 +204,9 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
       importer: ctx.importer,
       clientVersion: opts.clientVersion ?? clientVersion(config),
       networkId: config.networkId,
-      peerCount: () => 0,
+      peerCount: () => services.network?.peerCount ?? 0,
+      syncStatus: () => services.network?.sync.status,
+      endpoints: {},
       fees: new FeeOracle(ctx.chain, {
         gasPriceBlocks: config.apiGasPriceBlocks,
         gasPricePercentile: config.apiGasPricePercentile,
@@ -223,13 +234,16 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
     const bloomCache = new LogBloomCache(ctx.chain, config.dataPath);
     bloomCache.start(config.autoLogBloomCachingEnabled);
     services.logBloomCache = bloomCache;
-    // Besu keeps its node key in the data directory, creating it on first start.
-    const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
+    // The P2P network is built here and started by `startNode`.
+    const network = config.p2pEnabled ? createNetwork(config, ctx, txPool, nodeKey) : undefined;
+    services.network = network;
+    // Mining and sealing pause while the node is behind its peers.
+    const isSyncing = () => network?.isSyncing ?? false;
     if (config.genesis.config.consensus === 'ethash') {
-      services.miner = createEthashMiner(config, ctx, txPool);
+      services.miner = createEthashMiner(config, ctx, txPool, isSyncing);
     }
     // A Clique node seals whenever its key is a signer, without --miner-enabled (as Besu).
-    const sealer = clique ? createCliqueSealer(config, ctx, clique, txPool, nodeKey) : undefined;
+    const sealer = clique ? createCliqueSealer(config, ctx, clique, txPool, nodeKey, isSyncing) : undefined;
     return {
       services,
       chain: ctx,
@@ -258,27 +272,52 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   setLogFormat(config.loggingFormat);
   setLogLevel(config.logging);
   const log = logger('node');
+  // Every file the node reads is checked before the data directory is touched: a bad key, credentials
+  // or public key file stops the start with nothing written.
+  const httpAuth = config.rpcHttpEnabled
+    ? await createAuth({
+        enabled: config.rpcHttpAuthenticationEnabled,
+        credentialsFile: config.rpcHttpAuthenticationCredentialsFile,
+        jwtPublicKeyFile: config.rpcHttpAuthenticationJwtPublicKeyFile,
+        jwtAlgorithm: config.rpcHttpAuthenticationJwtAlgorithm,
+        noAuthMethods: config.rpcHttpApiMethodsNoAuth,
+        transport: 'HTTP',
+      })
+    : undefined;
+  const wsAuth = config.rpcWsEnabled
+    ? await createAuth({
+        enabled: config.rpcWsAuthenticationEnabled,
+        credentialsFile: config.rpcWsAuthenticationCredentialsFile,
+        jwtPublicKeyFile: config.rpcWsAuthenticationJwtPublicKeyFile,
+        jwtAlgorithm: config.rpcWsAuthenticationJwtAlgorithm,
+        noAuthMethods: config.rpcWsApiMethodsNoAuth,
+        transport: 'WS',
+      })
+    : undefined;
   const backend = await createBackend(config);
   const { services, sealer } = backend;
+  const { network } = services;
   const ctx = backend.chain;
   const head = ctx.chain.head();
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];
-  const endpoints: Record<string, { host: string; port: number }> = {};
-  services.endpoints = endpoints;
   const ports = { http: 0, ws: 0 };
   try {
+    if (network) {
+      await network.start();
+      closers.push(() => network.stop());
+      services.endpoints.p2p = { host: network.host.advertisedHost, port: network.host.ports.listener };
+    }
     const metrics = await startMetrics(config, {
       chain: ctx.chain,
       importer: ctx.importer,
       txPool: services.txPool,
       peerCount: services.peerCount,
-      // No P2P networking yet: the node accepts no peer.
-      peerLimit: () => 0,
+      peerLimit: () => (services.network ? config.maxPeers : 0),
     });
     closers.push(() => metrics.close());
     services.metrics = metrics.service;
-    if (metrics.endpoint) endpoints.metrics = metrics.endpoint;
+    if (metrics.endpoint) services.endpoints.metrics = metrics.endpoint;
     const plugins = new PluginService({
       chain: ctx.chain,
       world: ctx.world,
@@ -295,15 +334,8 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     services.plugins = plugins;
     closers.push(() => plugins.stop());
     const methods = metrics.instrument([...allMethods, ...pluginRpcMethods(plugins.methods())]);
-    if (config.rpcHttpEnabled) {
-      const auth = await createAuth({
-        enabled: config.rpcHttpAuthenticationEnabled,
-        credentialsFile: config.rpcHttpAuthenticationCredentialsFile,
-        jwtPublicKeyFile: config.rpcHttpAuthenticationJwtPublicKeyFile,
-        jwtAlgorithm: config.rpcHttpAuthenticationJwtAlgorithm,
-        noAuthMethods: config.rpcHttpApiMethodsNoAuth,
-        transport: 'HTTP',
-      });
+    if (httpAuth !== undefined) {
+      const auth = httpAuth;
       const dispatcher = createDispatcher({
         methods,
         enabledGroups: config.rpcHttpApi,
@@ -324,23 +356,17 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       });
       ports.http = http.port;
       log.info(`JSON-RPC HTTP service started on ${config.rpcHttpHost}:${http.port}`);
-      endpoints.jsonrpc = { host: config.rpcHttpHost, port: http.port };
+      services.endpoints.jsonrpc = { host: config.rpcHttpHost, port: http.port };
       closers.push(() => http.close());
     }
-    if (config.rpcWsEnabled) {
-      const auth = await createAuth({
-        enabled: config.rpcWsAuthenticationEnabled,
-        credentialsFile: config.rpcWsAuthenticationCredentialsFile,
-        jwtPublicKeyFile: config.rpcWsAuthenticationJwtPublicKeyFile,
-        jwtAlgorithm: config.rpcWsAuthenticationJwtAlgorithm,
-        noAuthMethods: config.rpcWsApiMethodsNoAuth,
-        transport: 'WS',
-      });
+    if (wsAuth !== undefined) {
+      const auth = wsAuth;
       const subscriptions = new SubscriptionManager(
         chainSubscriptionSource(
           ctx.chain,
           (block, full) => blockAnswerOf(services, block, full).json,
           services.txPool,
+          network,
         ),
       );
       const dispatcher = createDispatcher({
@@ -363,7 +389,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       });
       ports.ws = ws.port;
       log.info(`JSON-RPC WebSocket service started on ${config.rpcWsHost}:${ws.port}`);
-      endpoints.ws = { host: config.rpcWsHost, port: ws.port };
+      services.endpoints.ws = { host: config.rpcWsHost, port: ws.port };
       closers.push(async () => {
         await ws.close();
         subscriptions.close();
@@ -379,6 +405,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
         maxRequestContentLength: config.rpcHttpMaxRequestContentLength,
       });
       log.info(`GraphQL HTTP service started on ${config.graphqlHttpHost}:${graphql.port}`);
+      services.endpoints.graphQL = { host: config.graphqlHttpHost, port: graphql.port };
       closers.push(() => graphql.close());
     }
   } catch (err) {
@@ -386,6 +413,13 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     await backend.close();
     throw err;
   }
+  // No space or no permission to write: stop rather than retry for ever; committed blocks stay.
+  const failure = new Promise<Error>((resolve) => {
+    ctx.db.onWriteFailure((err) => {
+      log.fatal({ err: err.message }, 'Database write failed; stopping the node');
+      resolve(err);
+    });
+  });
   try {
     await services.plugins?.start();
   } catch (err) {
@@ -396,6 +430,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   if (config.minerEnabled) services.miner?.start();
   sealer?.start();
   return {
+    failure,
     services,
     ports,
     async stop() {
@@ -414,6 +449,7 @@ function createCliqueSealer(
   clique: Clique,
   pool: TxPool,
   nodeKey: Uint8Array,
+  isSyncing: () => boolean,
 ): BlockProducer {
   const engine = clique.engine(nodeKey, config.minerExtraData);
   logger('clique').info({ signer: engine.signer }, 'Clique signer address of the node key');
@@ -422,11 +458,44 @@ function createCliqueSealer(
     minPriorityFee: () => config.minPriorityFee,
     targetGasLimit: () => config.targetGasLimit,
   });
-  return new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('clique'));
+  return new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('clique'), { isSyncing });
+}
+
+/** The P2P network: host, eth protocol, sync and gossip, from the P2P options and static-nodes.json. */
+function createNetwork(config: Config, ctx: ChainContext, pool: TxPool, nodeKey: Uint8Array): NetworkService {
+  const genesisHash = ctx.chain.genesisHash() as Uint8Array;
+  const wildcard = config.p2pInterface === '0.0.0.0' || config.p2pInterface === '::';
+  const consensus = config.genesis.config.consensus;
+  // NONE and AUTO both advertise --p2p-host (or the interface): AUTO finds no UPnP or Docker NAT to ask.
+  logger('network').debug({ natMethod: config.natMethod }, 'NAT method');
+  return new NetworkService({
+    privateKey: nodeKey,
+    clientId: clientVersion(config),
+    listenHost: config.p2pInterface,
+    listenPort: config.p2pPort,
+    advertisedHost: config.p2pHost ?? (wildcard ? '127.0.0.1' : config.p2pInterface),
+    maxPeers: config.maxPeers,
+    discovery: config.discoveryEnabled,
+    bootnodes: config.bootnodes.map((b) => parseEnode(b)),
+    staticNodes: readStaticNodes(join(config.dataPath, 'static-nodes.json')),
+    common: ctx.common,
+    chain: ctx.chain,
+    importer: ctx.importer,
+    forkIds: ForkIdService.of(genesisHash, config.genesis),
+    networkId: config.networkId,
+    pool,
+    ethVersions: [68],
+    propagateBlocks: consensus === 'ethash' || consensus === 'clique',
+  });
 }
 
 /** Proof-of-work block production: the shared builder and producer driving the Ethash engine. */
-function createEthashMiner(config: Config, ctx: ChainContext, pool: TxPool): MiningService {
+function createEthashMiner(
+  config: Config,
+  ctx: ChainContext,
+  pool: TxPool,
+  isSyncing: () => boolean,
+): MiningService {
   const settings = {
     minGasPrice: config.minGasPrice,
     minPriorityFee: config.minPriorityFee,
@@ -442,7 +511,9 @@ function createEthashMiner(config: Config, ctx: ChainContext, pool: TxPool): Min
     minPriorityFee: () => settings.minPriorityFee,
     targetGasLimit: () => settings.targetGasLimit,
   });
-  const producer = new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('miner'));
+  const producer = new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('miner'), {
+    isSyncing,
+  });
   return new MiningService(producer, engine, settings, pool);
 }
 
@@ -454,6 +525,8 @@ export async function importBlocks(
   setLogFormat(config.loggingFormat);
   setLogLevel(config.logging);
   const log = logger('import');
+  // A file that is not blocks is refused before the data directory is opened.
+  for (const file of files) checkBlockFile(file);
   const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });
   let imported = 0;
   let skipped = 0;

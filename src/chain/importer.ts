@@ -260,13 +260,18 @@ export class BlockImporter {
     );
   }
 
-  /** Pre-merge: most total difficulty wins. Post-merge: a block extending the head becomes head. */
+  /**
+   * Pre-merge: most total difficulty wins, the lower block on a tie. Post-merge: a block extending the
+   * head becomes head.
+   */
   private winsForkChoice(block: Block, td: bigint): boolean {
     const head = this.chain.head();
     if (bytesEqual(block.header.parentHash, head.hash)) return true;
     if (block.header.difficulty === 0n) return false;
     const headTd = this.chain.getTotalDifficulty(head.hash) ?? 0n;
-    return td > headTd;
+    // Equal work: the shorter chain wins (as geth breaks ties). Without a tie-break, Clique signers
+    // that started together can sit on two branches of equal difficulty where nobody may seal next.
+    return td > headTd || (td === headTd && block.header.number < head.number);
   }
 }
 
