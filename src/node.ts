@@ -379,6 +379,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
         maxRequestContentLength: config.rpcHttpMaxRequestContentLength,
       });
       log.info(`GraphQL HTTP service started on ${config.graphqlHttpHost}:${graphql.port}`);
+      endpoints.graphQL = { host: config.graphqlHttpHost, port: graphql.port };
       closers.push(() => graphql.close());
     }
   } catch (err) {
