@@ -3,6 +3,9 @@
  * (besu-facts.md §1.2). This is the only place that builds error objects. Handlers throw `RpcError`
  * for malformed requests; lower layers throw their own typed errors, which `domainError` below maps.
  */
+import { SimulateError, type SimulateErrorKind } from '../execution/blockSimulator.js';
+import { CallFailedError } from '../execution/gasEstimator.js';
+import { InvalidSimulationError, type SimulationResult } from '../execution/simulator.js';
 import { LogQueryError, type LogQueryFailure } from '../filters/logQuery.js';
 import { FilterLimitError } from '../filters/manager.js';
 import { logger } from '../log.js';
@@ -473,6 +476,76 @@ function domainError(err: unknown): RpcErrorSpec | undefined {
   return undefined;
 }
 
+/**
+ * A failed run as eth_estimateGas and eth_createAccessList report it: the revert error with its data,
+ * or Besu's halt error with the reason (`… (Invalid opcode: 0xfe)`).
+ */
+export function failureError(result: SimulationResult): RpcError {
+  if (result.status === 'revert') return revertError(result.output);
+  return RpcError.withDetail(EXECUTION_HALTED, result.haltReason);
+}
+
+/** A call that could not be run as a transaction (eth_call, eth_estimateGas, eth_createAccessList). */
+function invalidSimulationError(err: InvalidSimulationError): RpcError {
+  switch (err.reason) {
+    case 'NONCE_TOO_LOW':
+      return RpcError.withDetail(NONCE_TOO_LOW, err.detail);
+    case 'UPFRONT_COST_EXCEEDS_BALANCE':
+      return RpcError.withDetail(TRANSACTION_UPFRONT_COST_EXCEEDS_BALANCE, err.detail);
+    case 'INTRINSIC_GAS_EXCEEDS_GAS_LIMIT':
+      return RpcError.withDetail(INTRINSIC_GAS_EXCEEDS_LIMIT, err.detail);
+    case 'TOTAL_BLOB_GAS_TOO_HIGH':
+      return RpcError.withDetail(TOTAL_BLOB_GAS_TOO_HIGH, err.detail);
+    case 'INVALID_TRANSACTION_FORMAT':
+      return RpcError.withDetail(INVALID_TRANSACTION_TYPE, err.detail);
+    case 'BLOB_GAS_PRICE_BELOW_BLOB_BASE_FEE':
+      return RpcError.withDetail(BLOB_GAS_PRICE_BELOW_CURRENT_BLOB_BASE_FEE, err.detail);
+    // Besu's converter has no code of its own for an oversized creation (INITCODE_TOO_LARGE) or the
+    // rest: the generic one, with the reason.
+    default:
+      return RpcError.withDetail(INTERNAL_ERROR, err.detail);
+  }
+}
+
+/** eth_simulateV1's failures. */
+const SIMULATE_ERRORS: Record<SimulateErrorKind, RpcErrorSpec> = {
+  NONCE_TOO_LOW: SIM_NONCE_TOO_LOW,
+  NONCE_TOO_HIGH: SIM_NONCE_TOO_HIGH,
+  BASE_FEE_TOO_LOW: SIM_BASE_FEE_TOO_LOW,
+  INTRINSIC_GAS: SIM_INTRINSIC_GAS,
+  INSUFFICIENT_FUNDS: SIM_INSUFFICIENT_FUNDS,
+  BLOCK_GAS_LIMIT: SIM_BLOCK_GAS_LIMIT,
+  BLOCK_NUMBER_ORDER: SIM_BLOCK_NUMBER_ORDER,
+  BLOCK_TIMESTAMP_ORDER: SIM_BLOCK_TIMESTAMP_ORDER,
+  CLIENT_LIMIT: SIM_CLIENT_LIMIT,
+  INVALID_PARAMS: INVALID_PARAMS,
+  INTERNAL: INTERNAL_ERROR,
+  INVALID_OVERRIDE: SIM_INVALID_OVERRIDE,
+  INIT_CODE_TOO_LARGE: SIM_INIT_CODE_TOO_LARGE,
+};
+
+/** eth_simulateV1 errors whose message Besu writes in full (the block sequence checks); the others add a detail. */
+const SIMULATE_WHOLE_MESSAGE = new Set<SimulateErrorKind>([
+  'BLOCK_NUMBER_ORDER',
+  'BLOCK_TIMESTAMP_ORDER',
+  'CLIENT_LIMIT',
+]);
+
+function simulateError(err: SimulateError): RpcError {
+  const spec = SIMULATE_ERRORS[err.kind];
+  return SIMULATE_WHOLE_MESSAGE.has(err.kind)
+    ? new RpcError(withMessage(spec, err.message))
+    : RpcError.withDetail(spec, err.message);
+}
+
+/** Typed errors of the layers below whose answer carries a detail or data. */
+function detailedDomainError(err: unknown): RpcError | undefined {
+  if (err instanceof CallFailedError) return failureError(err.result);
+  if (err instanceof InvalidSimulationError) return invalidSimulationError(err);
+  if (err instanceof SimulateError) return simulateError(err);
+  return undefined;
+}
+
 export interface RpcErrorLogger {
   error(details: object, message: string): void;
 }
@@ -492,6 +565,8 @@ export function logInternalError(err: unknown, context?: string): void {
 /** The answer to an `RpcError` or a known domain error; undefined for anything unexpected. */
 export function knownErrorObject(err: unknown): RpcErrorObject | undefined {
   if (err instanceof RpcError) return err.toErrorObject();
+  const detailed = detailedDomainError(err);
+  if (detailed !== undefined) return detailed.toErrorObject();
   const mapped = domainError(err);
   return mapped === undefined ? undefined : { code: mapped.code, message: mapped.message };
 }

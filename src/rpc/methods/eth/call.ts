@@ -5,28 +5,19 @@
  */
 
 import type { BlockHeader } from '@ethereumjs/block';
-import { CallFailedError } from '../../../execution/gasEstimator.js';
-import {
-  type CallRequest,
-  type CallSimulator,
-  InvalidSimulationError,
-  type SimulationResult,
-  type StateOverrides,
+import type {
+  CallRequest,
+  CallSimulator,
+  SimulationResult,
+  StateOverrides,
 } from '../../../execution/simulator.js';
 import { type BlockParam, resolveHeader, stateBlockParam } from '../../blockParam.js';
 import {
-  BLOB_GAS_PRICE_BELOW_CURRENT_BLOB_BASE_FEE,
   BLOCK_NOT_FOUND,
-  EXECUTION_HALTED,
   INTERNAL_ERROR,
-  INTRINSIC_GAS_EXCEEDS_LIMIT,
   INVALID_BLOCK_PARAMS,
-  INVALID_TRANSACTION_TYPE,
-  NONCE_TOO_LOW,
   RpcError,
   revertError,
-  TOTAL_BLOB_GAS_TOO_HIGH,
-  TRANSACTION_UPFRONT_COST_EXCEEDS_BALANCE,
 } from '../../errors.js';
 import { bytes } from '../../format/hex.js';
 import { decodeCallObject, decodeOverrides } from '../../params/call.js';
@@ -76,56 +67,6 @@ export function estimateHeader(services: Services, p: BlockParam): BlockHeader {
   return header;
 }
 
-/** A transaction that could not be run, as Besu answers it. */
-export function invalidSimulation(err: unknown): never {
-  if (err instanceof CallFailedError) throw failureError(err.result);
-  if (err instanceof InvalidSimulationError) {
-    switch (err.reason) {
-      case 'NONCE_TOO_LOW':
-        throw RpcError.withDetail(NONCE_TOO_LOW, err.detail);
-      case 'UPFRONT_COST_EXCEEDS_BALANCE':
-        throw RpcError.withDetail(TRANSACTION_UPFRONT_COST_EXCEEDS_BALANCE, err.detail);
-      case 'INTRINSIC_GAS_EXCEEDS_GAS_LIMIT':
-        throw RpcError.withDetail(INTRINSIC_GAS_EXCEEDS_LIMIT, err.detail);
-      case 'TOTAL_BLOB_GAS_TOO_HIGH':
-        throw RpcError.withDetail(TOTAL_BLOB_GAS_TOO_HIGH, err.detail);
-      case 'INVALID_TRANSACTION_FORMAT':
-        throw RpcError.withDetail(INVALID_TRANSACTION_TYPE, err.detail);
-      case 'BLOB_GAS_PRICE_BELOW_BLOB_BASE_FEE':
-        throw RpcError.withDetail(BLOB_GAS_PRICE_BELOW_CURRENT_BLOB_BASE_FEE, err.detail);
-      // Besu's converter has no code of its own for an oversized creation: the generic one, with the reason.
-      case 'INITCODE_TOO_LARGE':
-        throw RpcError.withDetail(INTERNAL_ERROR, err.detail);
-      default:
-        throw RpcError.withDetail(INTERNAL_ERROR, err.detail);
-    }
-  }
-  throw err;
-}
-
-/** Runs a simulation, turning validation failures into Besu's errors. */
-export async function simulateOrThrow(
-  services: Services,
-  header: BlockHeader,
-  call: CallRequest,
-  opts: Parameters<CallSimulator['simulate']>[2] = {},
-): Promise<SimulationResult> {
-  try {
-    return await simulatorOf(services).simulate(header, call, opts);
-  } catch (err) {
-    invalidSimulation(err);
-  }
-}
-
-/**
- * A failed run as eth_estimateGas and eth_createAccessList report it: the revert error with its data,
- * or Besu's halt error with the reason (`… (Invalid opcode: 0xfe)`).
- */
-export function failureError(result: SimulationResult): RpcError {
-  if (result.status === 'revert') return revertError(result.output);
-  return RpcError.withDetail(EXECUTION_HALTED, result.haltReason);
-}
-
 /** eth_call's failures: a revert carries its data; Besu answers any other halt with `Internal error`. */
 export function callFailureError(result: SimulationResult): RpcError {
   if (result.status === 'revert') return revertError(result.output);
@@ -146,7 +87,7 @@ export const ethCall = defineMethod({
     const header = stateHeader(services, block);
     if (!header) return null;
     const call = callParam();
-    const result = await simulateOrThrow(services, header, call, { overrides: overridesParam() });
+    const result = await simulatorOf(services).simulate(header, call, { overrides: overridesParam() });
     if (result.status !== 'success') throw callFailureError(result);
     return bytes(result.output);
   },

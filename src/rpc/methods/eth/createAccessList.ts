@@ -4,17 +4,10 @@
  * error it ended with, if it failed).
  */
 import { createAccessList } from '../../../execution/accessListBuilder.js';
+import { failureError } from '../../errors.js';
 import { bytes, quantity } from '../../format/hex.js';
 import { deferred, defineMethod } from '../define.js';
-import {
-  callObject,
-  estimateBlock,
-  estimateHeader,
-  failureError,
-  invalidSimulation,
-  simulatorOf,
-  stateOverrides,
-} from './call.js';
+import { callObject, estimateBlock, estimateHeader, simulatorOf, stateOverrides } from './call.js';
 
 export const ethCreateAccessList = defineMethod({
   name: 'eth_createAccessList',
@@ -23,13 +16,7 @@ export const ethCreateAccessList = defineMethod({
   order: [1, 0, 2],
   async handler([call, block, overrides], { services }) {
     const header = estimateHeader(services, block);
-    let result: Awaited<ReturnType<typeof createAccessList>>;
-    try {
-      result = await createAccessList(simulatorOf(services), header, call, overrides());
-    } catch (err) {
-      invalidSimulation(err);
-    }
-    const { accessList, withList } = result;
+    const { accessList, withList } = await createAccessList(simulatorOf(services), header, call, overrides());
     const out: Record<string, unknown> = {
       accessList: accessList.map(([addr, keys]) => ({ address: bytes(addr), storageKeys: keys.map(bytes) })),
     };

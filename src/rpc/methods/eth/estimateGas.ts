@@ -6,14 +6,7 @@
 import { estimateGas } from '../../../execution/gasEstimator.js';
 import { quantity } from '../../format/hex.js';
 import { deferred, defineMethod } from '../define.js';
-import {
-  callObject,
-  estimateBlock,
-  estimateHeader,
-  invalidSimulation,
-  simulatorOf,
-  stateOverrides,
-} from './call.js';
+import { callObject, estimateBlock, estimateHeader, simulatorOf, stateOverrides } from './call.js';
 
 export const ethEstimateGas = defineMethod({
   name: 'eth_estimateGas',
@@ -22,10 +15,6 @@ export const ethEstimateGas = defineMethod({
   order: [1, 0, 2],
   async handler([call, block, overrides], { services }) {
     const header = estimateHeader(services, block);
-    try {
-      return quantity(await estimateGas(simulatorOf(services), header, call, overrides()));
-    } catch (err) {
-      invalidSimulation(err);
-    }
+    return quantity(await estimateGas(simulatorOf(services), header, call, overrides()));
   },
 });

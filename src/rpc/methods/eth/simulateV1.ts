@@ -4,35 +4,20 @@
  * writes each simulated block as a block object with a `calls` member.
  */
 
-import {
-  type BlockOverrides,
-  type SimBlockRequest,
-  type SimCallResult,
-  type SimulatedBlock,
-  SimulateError,
+import type {
+  BlockOverrides,
+  SimBlockRequest,
+  SimCallResult,
+  SimulatedBlock,
 } from '../../../execution/blockSimulator.js';
 import { resolveStateBlock } from '../../blockParam.js';
 import {
   decodeRevertReason,
-  INTERNAL_ERROR,
   INVALID_PARAMS,
   REVERT_ERROR,
   RpcError,
-  type RpcErrorSpec,
-  SIM_BASE_FEE_TOO_LOW,
-  SIM_BLOCK_GAS_LIMIT,
-  SIM_BLOCK_NUMBER_ORDER,
-  SIM_BLOCK_TIMESTAMP_ORDER,
-  SIM_CLIENT_LIMIT,
   SIM_HEADER_NOT_FOUND,
-  SIM_INIT_CODE_TOO_LARGE,
-  SIM_INSUFFICIENT_FUNDS,
-  SIM_INTRINSIC_GAS,
-  SIM_INVALID_OVERRIDE,
-  SIM_NONCE_TOO_HIGH,
-  SIM_NONCE_TOO_LOW,
   SIM_VM_ERROR,
-  withMessage,
 } from '../../errors.js';
 import { formatUnstoredBlock } from '../../format/block.js';
 import { bytes, quantity as hexQuantity } from '../../format/hex.js';
@@ -95,36 +80,6 @@ function decodeBlocks(value: unknown): SimBlockRequest[] {
       calls: calls.map((c) => decodeCallObject(c)),
     };
   });
-}
-
-const ERROR_SPECS: Record<SimulateError['kind'], RpcErrorSpec> = {
-  NONCE_TOO_LOW: SIM_NONCE_TOO_LOW,
-  NONCE_TOO_HIGH: SIM_NONCE_TOO_HIGH,
-  BASE_FEE_TOO_LOW: SIM_BASE_FEE_TOO_LOW,
-  INTRINSIC_GAS: SIM_INTRINSIC_GAS,
-  INSUFFICIENT_FUNDS: SIM_INSUFFICIENT_FUNDS,
-  BLOCK_GAS_LIMIT: SIM_BLOCK_GAS_LIMIT,
-  BLOCK_NUMBER_ORDER: SIM_BLOCK_NUMBER_ORDER,
-  BLOCK_TIMESTAMP_ORDER: SIM_BLOCK_TIMESTAMP_ORDER,
-  CLIENT_LIMIT: SIM_CLIENT_LIMIT,
-  INVALID_PARAMS: INVALID_PARAMS,
-  INTERNAL: INTERNAL_ERROR,
-  INVALID_OVERRIDE: SIM_INVALID_OVERRIDE,
-  INIT_CODE_TOO_LARGE: SIM_INIT_CODE_TOO_LARGE,
-};
-
-/** Errors whose message Besu writes in full (the block sequence checks); the others add a detail. */
-const WHOLE_MESSAGE = new Set<SimulateError['kind']>([
-  'BLOCK_NUMBER_ORDER',
-  'BLOCK_TIMESTAMP_ORDER',
-  'CLIENT_LIMIT',
-]);
-
-function simulateRpcError(err: SimulateError): RpcError {
-  const spec = ERROR_SPECS[err.kind];
-  return WHOLE_MESSAGE.has(err.kind)
-    ? new RpcError(withMessage(spec, err.message))
-    : RpcError.withDetail(spec, err.message);
 }
 
 /** The EVM's halt wording, as the execution-apis fixtures show it. */
@@ -232,18 +187,12 @@ export const ethSimulateV1 = defineMethod({
   async handler([payload, block], { services }) {
     const base = resolveStateBlock(services.chain, block);
     if (!base) throw new RpcError(SIM_HEADER_NOT_FOUND);
-    let result: SimulatedBlock[];
-    try {
-      result = await services.blockSimulator.simulate(base, {
-        blocks: payload.blocks,
-        traceTransfers: payload.traceTransfers,
-        validation: payload.validation,
-        returnTrieLog: payload.returnTrieLog,
-      });
-    } catch (err) {
-      if (err instanceof SimulateError) throw simulateRpcError(err);
-      throw err;
-    }
+    const result = await services.blockSimulator.simulate(base, {
+      blocks: payload.blocks,
+      traceTransfers: payload.traceTransfers,
+      validation: payload.validation,
+      returnTrieLog: payload.returnTrieLog,
+    });
     return result.map((b) => formatSimulatedBlock(b, payload.fullTxs));
   },
 });
