@@ -232,8 +232,8 @@ const Query: Record<string, Resolver<unknown>> = {
   },
   gasPrice: (_p, _a, loader) => loader.services.fees.gasPrice(),
   maxPriorityFeePerGas: (_p, _a, loader) => loader.services.fees.maxPriorityFee(),
-  // Alder does not sync from peers yet: never syncing (eth_syncing answers false).
-  syncing: () => null,
+  // The same figures as eth_syncing; null when in sync.
+  syncing: (_p, _a, loader) => loader.services.syncStatus() ?? null,
   chainID: (_p, _a, loader) => loader.services.common.chainId(),
   async protocolVersion(_p, _a, loader) {
     const version = await ethProtocolVersion.handler([], { services: loader.services, transport: 'http' });

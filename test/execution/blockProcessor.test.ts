@@ -160,7 +160,7 @@ describe('block processor', () => {
     const after = await importer.processor.replay(target, {
       inspect: async (vm) => (await vm.stateManager.getAccount(coinbase))?.balance,
     });
-    const stored = await world.reader(target.header.stateRoot).getAccount(coinbase);
+    const stored = await world.at(target.header.stateRoot).getAccount(coinbase);
     expect(after).toBe(stored?.balance);
     expect(fingerprint(db)).toBe(before);
   });
