@@ -630,7 +630,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     type: 'boolean',
     field: 'engineRpcEnabled',
     default: false,
-    defaultText: 'false (the engine API also starts when the genesis configures the merge)',
+    defaultText: 'false',
     help: 'Serve the engine API used by a consensus client',
     section: 'Engine API',
     unavailable: ENGINE,
