@@ -65,7 +65,7 @@ export interface ExportOptions {
   file: string;
 }
 
-interface ChainContext {
+export interface ChainContext {
   db: Database;
   common: Common;
   world: WorldState;
@@ -76,7 +76,10 @@ interface ChainContext {
 }
 
 /** Opens the data directory, writing or checking the genesis block. */
-async function openChain(config: Config, opts: { skipPowValidation?: boolean } = {}): Promise<ChainContext> {
+export async function openChain(
+  config: Config,
+  opts: { skipPowValidation?: boolean } = {},
+): Promise<ChainContext> {
   const common = createCommon(config.genesis, { customCrypto: customCrypto() });
   // Chains that reach Cancun carry blobs: load the KZG trusted setup now (a few seconds) rather than
   // in the middle of the first blob block. Other chains never load it.
