@@ -11,7 +11,9 @@
  *
  *   node bench/load.mjs SPEC.json
  *
- * SPEC: { url, bodies: string[] (sent round-robin), concurrency, requests, seconds }
+ * SPEC: { url, bodies: string[] (sent round-robin), concurrency, requests, seconds, okMarker? }
+ * (an answer counts as an error unless its status is 200 and its first 96 bytes hold `okMarker`,
+ * `"result":` by default)
  * Prints one JSON line: { count, errors, firstError, seconds, rps, p50, p99, meanBytes }
  * (latencies in milliseconds, from the request being written to its response fully read).
  */
@@ -24,6 +26,7 @@ const concurrency = spec.concurrency ?? 64;
 const maxRequests = spec.requests ?? 20_000;
 const maxMs = (spec.seconds ?? 5) * 1000;
 const port = Number(url.port || 80);
+const okMarker = spec.okMarker ?? '"result":';
 const requests = spec.bodies.map((b) => {
   const body = Buffer.from(b);
   const head =
@@ -107,7 +110,7 @@ function worker() {
       latencies[done++] = performance.now() - begin;
       bytes += r.body.length;
       const start = r.body.toString('latin1', 0, Math.min(96, r.body.length));
-      if (r.status !== 200 || !start.includes('"result":')) {
+      if (r.status !== 200 || !start.includes(okMarker)) {
         errors++;
         firstError ??= `${r.status} ${start}`;
       }

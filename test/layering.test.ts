@@ -41,11 +41,6 @@ const ADAPTERS = new Set(['rpc/', 'graphql/', 'engine/']);
  * test fails while a listed one is gone, and on any one not listed).
  */
 const TOLERATED: readonly string[] = [
-  // events/ formats logs and pending transactions with rpc/'s formatters and implements rpc/'s
-  // subscription source; the formatting belongs to the subscriber, events/ should hand out domain objects.
-  'above: events/chainSource.ts → rpc/format/log.ts',
-  'above: events/chainSource.ts → rpc/format/pendingTransaction.ts',
-  'above: events/chainSource.ts → rpc/subscriptions/source.ts',
   // chain/'s importer reaches up into execution/ (block execution moves to execution/'s BlockProcessor).
   'above: chain/importer.ts → execution/commonLookups.ts',
   // The engines implement mining/'s engine interface while mining/ names ethash's engine type

@@ -3,7 +3,9 @@
  * block. The same bytes serve debug_getRawReceipts and the receipts root.
  */
 import { RLP } from '@ethereumjs/rlp';
-import { bytesToBigInt, concatBytes } from '@ethereumjs/util';
+import type { TypedTransaction } from '@ethereumjs/tx';
+import { type Address, bigIntToUnpaddedBytes, bytesToBigInt, concatBytes } from '@ethereumjs/util';
+import { keccak256 } from '../crypto/index.js';
 
 export type LogTuple = [address: Uint8Array, topics: Uint8Array[], data: Uint8Array];
 
@@ -15,6 +17,16 @@ export interface StoredReceipt {
   cumulativeGasUsed: bigint;
   bloom: Uint8Array;
   logs: LogTuple[];
+}
+
+/** Address of a contract created by `sender` with this nonce (CREATE: keccak of the RLP pair, last 20 bytes). */
+export function createdContractAddress(sender: Address, nonce: bigint): Uint8Array {
+  return keccak256(RLP.encode([sender.bytes, bigIntToUnpaddedBytes(nonce)])).subarray(12);
+}
+
+/** The contract a receipt's transaction created, or undefined when it called an existing account. */
+export function contractAddressOf(tx: TypedTransaction, sender: Address): Uint8Array | undefined {
+  return tx.to ? undefined : createdContractAddress(sender, tx.nonce);
 }
 
 export function decodeReceipt(raw: Uint8Array): StoredReceipt {

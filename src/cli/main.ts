@@ -4,6 +4,7 @@
  *   alder [options]                                  run the node until SIGINT/SIGTERM
  *   alder [options] blocks import --from=FILE...     import RLP-encoded blocks
  *   alder [options] blocks export --to=FILE [--start-block=N] [--end-block=M]
+ *   alder [options] operator generate-log-bloom-cache [--start-block=N] [--end-block=M]
  *   alder password hash --password=PASSWORD          print a bcrypt hash for a credentials file
  *
  * Errors print one line on stderr and exit non-zero; the stack trace only with --logging=DEBUG
@@ -19,7 +20,18 @@ import {
   normalizeBooleanFlags,
 } from '../config/options.js';
 import type { Config } from '../config/types.js';
-import type { ExportOptions, ImportOptions, ImportSummary, RunningNode } from '../node.js';
+import { BLOCKS_PER_SEGMENT } from '../filters/bloomCache.js';
+import type {
+  BloomCacheOptions,
+  BloomCacheSummary,
+  ExportOptions,
+  ImportOptions,
+  ImportSummary,
+  RunningNode,
+  StartOptions,
+} from '../node.js';
+import { extractPluginArgs } from '../plugins/service.js';
+import { createProgress } from './progress.js';
 
 /** What main talks to; tests replace parts of it. */
 export interface CliIo {
@@ -29,9 +41,10 @@ export interface CliIo {
   exit(code: number): void;
   /** Resolves when the node should stop (SIGINT or SIGTERM). */
   waitForShutdown(): Promise<string>;
-  startNode(config: Config): Promise<RunningNode>;
+  startNode(config: Config, opts?: StartOptions): Promise<RunningNode>;
   importBlocks(config: Config, files: string[], opts: ImportOptions): Promise<ImportSummary>;
   exportBlocks(config: Config, opts: ExportOptions): Promise<number>;
+  generateLogBloomCache(config: Config, opts: BloomCacheOptions): Promise<BloomCacheSummary>;
   hashPassword(password: string): Promise<string>;
 }
 
@@ -39,19 +52,24 @@ const SUBCOMMAND_BOOLEANS = ['--skip-pow-validation-enabled', '--run'];
 
 export async function main(argv: string[], overrides: Partial<CliIo> = {}): Promise<void> {
   const io: CliIo = { ...defaultIo(), ...overrides };
-  const program = buildProgram(io);
+  // Plugin options are declared by the plugins, known only once they load: set aside until then.
+  const { argv: nodeArgv, pluginArgs } = extractPluginArgs(argv);
+  const program = buildProgram(io, pluginArgs);
   let code = 0;
   try {
-    await program.parseAsync(normalizeBooleanFlags(argv, [...booleanFlagNames(), ...SUBCOMMAND_BOOLEANS]), {
-      from: 'user',
-    });
+    await program.parseAsync(
+      normalizeBooleanFlags(nodeArgv, [...booleanFlagNames(), ...SUBCOMMAND_BOOLEANS]),
+      {
+        from: 'user',
+      },
+    );
   } catch (err) {
     code = reportError(err, io, argv);
   }
   io.exit(code);
 }
 
-function buildProgram(io: CliIo): Command {
+function buildProgram(io: CliIo, pluginArgs: ReadonlyMap<string, string>): Command {
   const program = new Command('alder')
     .description(
       'Alder, an Ethereum execution node with the JSON-RPC interface and options of Hyperledger Besu',
@@ -72,10 +90,10 @@ function buildProgram(io: CliIo): Command {
     if (cmd.args[0] === 'help') program.help();
     if (cmd.args.length > 0) {
       throw new ConfigError(
-        `Unknown command '${cmd.args[0]}' (commands: blocks, password; see alder --help)`,
+        `Unknown command '${cmd.args[0]}' (commands: blocks, operator, password; see alder --help)`,
       );
     }
-    await runNode(config(), io);
+    await runNode(config(), io, pluginArgs);
   });
 
   const blocks = program
@@ -117,7 +135,7 @@ function buildProgram(io: CliIo): Command {
           `${summary.skipped > 0 ? ` (${summary.skipped} already known)` : ''}; ` +
           `head is block ${summary.head.number} ${summary.head.hash}\n`,
       );
-      if (flag(opts.run, '--run')) await runNode(cfg, io);
+      if (flag(opts.run, '--run')) await runNode(cfg, io, pluginArgs);
     });
 
   blocks
@@ -139,8 +157,59 @@ function buildProgram(io: CliIo): Command {
         throw new ConfigError(`--end-block (${to}) must be greater than --start-block (${from})`);
       }
       const file = opts.to as string;
-      const count = await io.exportBlocks(config(), { from, to, file });
+      const progress = createProgress(io.stderr, { label: 'Exporting blocks', unit: 'blocks' });
+      let count: number;
+      try {
+        count = await io.exportBlocks(config(), {
+          from,
+          to,
+          file,
+          onProgress: (done, total) => progress.update(done, total),
+        });
+      } finally {
+        progress.finish();
+      }
       io.stdout.write(`Exported ${count} block${count === 1 ? '' : 's'} to ${file}\n`);
+    });
+
+  const operator = program
+    .command('operator')
+    .description('Operator utilities')
+    .exitOverride()
+    .allowExcessArguments(false);
+  operator
+    .command('generate-log-bloom-cache')
+    .description('Generate the log bloom cache files of the chain in <data-path>/caches')
+    .addOption(
+      new Option(
+        '--start-block <LONG>',
+        `The block to start generating the cache; a multiple of ${BLOCKS_PER_SEGMENT} (default: 0)`,
+      ),
+    )
+    .addOption(
+      new Option('--end-block <LONG>', 'The block to stop generating the cache (default: the chain head)'),
+    )
+    .exitOverride()
+    .action(async (opts: Record<string, unknown>) => {
+      const start = blockNumber(opts.startBlock, '--start-block') ?? 0n;
+      const end = blockNumber(opts.endBlock, '--end-block');
+      if (start % BigInt(BLOCKS_PER_SEGMENT) !== 0n) {
+        throw new ConfigError(`Start block must be an even increment of ${BLOCKS_PER_SEGMENT}`);
+      }
+      const progress = createProgress(io.stderr, { label: 'Generating log bloom cache', unit: 'blocks' });
+      let summary: BloomCacheSummary;
+      try {
+        summary = await io.generateLogBloomCache(config(), {
+          start,
+          end,
+          onProgress: (done, total) => progress.update(done, total),
+        });
+      } finally {
+        progress.finish();
+      }
+      io.stdout.write(
+        `Wrote the log blooms of blocks ${summary.from} to ${summary.to} in ${summary.segments} segment file${summary.segments === 1 ? '' : 's'} under ${summary.dir}\n`,
+      );
     });
 
   const password = program
@@ -160,8 +229,8 @@ function buildProgram(io: CliIo): Command {
   return program;
 }
 
-async function runNode(config: Config, io: CliIo): Promise<void> {
-  const node = await io.startNode(config);
+async function runNode(config: Config, io: CliIo, pluginArgs: ReadonlyMap<string, string>): Promise<void> {
+  const node = await io.startNode(config, pluginArgs.size > 0 ? { pluginArgs } : undefined);
   await io.waitForShutdown();
   await node.stop();
 }
@@ -172,23 +241,13 @@ async function importWithProgress(
   skipPowValidation: boolean,
   io: CliIo,
 ): Promise<ImportSummary> {
-  const tty = io.stderr.isTTY === true;
-  let lastDraw = 0;
-  let drawn = false;
-  const onProgress = (imported: number, total: number | undefined, number: bigint): void => {
-    if (!tty) return;
-    const now = Date.now();
-    if (now - lastDraw < 100 && imported !== total) return;
-    lastDraw = now;
-    drawn = true;
-    const of = total === undefined ? '' : `/${total}`;
-    const pct = total === undefined || total === 0 ? '' : ` ${Math.floor((imported * 100) / total)}%`;
-    io.stderr.write(`\rImporting blocks: ${imported}${of}${pct} (block ${number})\x1b[K`);
-  };
+  const progress = createProgress(io.stderr, { label: 'Importing blocks', unit: 'blocks' });
+  const onProgress = (imported: number, total: number | undefined, number: bigint): void =>
+    progress.update(imported, total, `block ${number}`);
   try {
     return await io.importBlocks(config, files, { skipPowValidation, onProgress });
   } finally {
-    if (drawn) io.stderr.write('\n');
+    progress.finish();
   }
 }
 
@@ -259,10 +318,12 @@ function defaultIo(): CliIo {
     env: process.env,
     exit: (code) => process.exit(code),
     waitForShutdown,
-    startNode: async (config) => (await import('../node.js')).startNode(config),
+    startNode: async (config, opts) => (await import('../node.js')).startNode(config, opts),
     importBlocks: async (config, files, opts) =>
       (await import('../node.js')).importBlocks(config, files, opts),
     exportBlocks: async (config, opts) => (await import('../node.js')).exportBlocks(config, opts),
+    generateLogBloomCache: async (config, opts) =>
+      (await import('../node.js')).generateLogBloomCache(config, opts),
     hashPassword: async (password) => (await import('../rpc/auth/password.js')).hashPassword(password),
   };
 }

@@ -206,6 +206,11 @@ function checkCombinations(c: Config): void {
       'Unable to mine without a valid coinbase. Either disable mining (remove --miner-enabled) or specify the beneficiary of mining (via --miner-coinbase <Address>)',
     );
   }
+  if (c.metricsEnabled && c.metricsPushEnabled) {
+    throw new ConfigError(
+      "--metrics-enabled option and --metrics-push-enabled option can't be used at the same time. Please refer to CLI reference for more details about this constraint.",
+    );
+  }
   if (c.privacyMultiTenancyEnabled && !c.rpcHttpAuthenticationEnabled && !c.rpcWsAuthenticationEnabled) {
     throw new ConfigError(
       'Privacy multi-tenancy requires either http authentication to be enabled or WebSocket authentication to be enabled',

@@ -70,7 +70,7 @@ export interface OptionSpec<K extends OptionField = OptionField> {
 }
 
 export interface Unavailable {
-  /** Said to the user: "GraphQL is not available yet". */
+  /** Said to the user: "metrics are not available yet". */
   reason: string;
   /**
    * Values accepted besides the default because they ask for nothing absent (`false` for a feature
@@ -86,16 +86,38 @@ const opt = <K extends OptionField>(spec: OptionSpec<K>): OptionSpec => spec as 
 
 // Why options are refused (see `OptionSpec.unavailable`).
 const P2P: Unavailable = { reason: 'P2P networking is not available yet' };
-const GRAPHQL: Unavailable = { reason: 'GraphQL is not available yet' };
 const ENGINE: Unavailable = { reason: 'the engine API is not available yet' };
 const PRIVACY: Unavailable = { reason: 'private transactions are not available yet' };
-const METRICS: Unavailable = { reason: 'metrics are not available yet' };
-const PLUGINS: Unavailable = { reason: 'plugins are not available yet' };
 
 const PORT = { min: 0, max: 65535, label: '<PORT>' } as const;
 const API_GROUPS_HELP = `comma-separated API groups (${RPC_API_GROUPS.join(', ')})`;
 const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'HS256'] as const;
 const LOG_LEVELS = ['OFF', 'FATAL', 'ERROR', 'WARN', 'INFO', 'DEBUG', 'TRACE', 'ALL'] as const;
+
+/** Metric categories (Besu's grouping; NODEJS takes the place of Besu's JVM). */
+export const METRIC_CATEGORIES = [
+  'BLOCKCHAIN',
+  'BLOCK_PROCESSING',
+  'ETHEREUM',
+  'NETWORK',
+  'NODEJS',
+  'PEERS',
+  'PROCESS',
+  'RPC',
+  'SYNCHRONIZER',
+  'TRANSACTION_POOL',
+] as const;
+
+function parseMetricsProtocol(text: string): string {
+  const v = text.trim().toUpperCase();
+  if (v === 'PROMETHEUS') return v;
+  if (v === 'OPENTELEMETRY' || v === 'NONE') {
+    throw new OptionValueError(
+      `metrics protocol '${text.trim()}' is not available in Alder (available: PROMETHEUS)`,
+    );
+  }
+  throw new OptionValueError(`expected one of [PROMETHEUS] (case-insensitive) but was '${text}'`);
+}
 
 function parseNetwork(text: string): string {
   const v = text.trim();
@@ -188,6 +210,16 @@ export const OPTIONS: readonly OptionSpec[] = [
     choices: LOG_LEVELS,
   }),
   opt({
+    name: '--logging-format',
+    type: 'enum',
+    field: 'loggingFormat',
+    default: 'AUTO',
+    help: 'Log line format: TEXT (readable lines), JSON (one JSON object per line), AUTO (TEXT on a terminal, else JSON)',
+    section: 'Node',
+    label: '<FORMAT>',
+    choices: ['AUTO', 'TEXT', 'JSON'],
+  }),
+  opt({
     name: '--sync-mode',
     type: 'enum',
     field: 'syncMode',
@@ -224,10 +256,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: true,
     help: 'Maintain the log bloom cache files that speed up eth_getLogs',
     section: 'Node',
-    unavailable: {
-      reason: "log bloom cache files are not available yet (eth_getLogs tests each block header's bloom)",
-      alsoAccepts: 'any',
-    },
   }),
   opt({
     name: '--json-pretty-print-enabled',
@@ -570,7 +598,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: false,
     help: 'Serve GraphQL over HTTP at /graphql',
     section: 'GraphQL',
-    unavailable: GRAPHQL,
   }),
   opt({
     name: '--graphql-http-host',
@@ -580,7 +607,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Host the GraphQL server listens on',
     section: 'GraphQL',
     label: '<HOST>',
-    unavailable: GRAPHQL,
   }),
   opt({
     name: '--graphql-http-port',
@@ -590,7 +616,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Port of the GraphQL server',
     section: 'GraphQL',
     ...PORT,
-    unavailable: GRAPHQL,
   }),
   opt({
     name: '--graphql-http-cors-origins',
@@ -601,7 +626,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Origins allowed by CORS for GraphQL; * or all for any',
     section: 'GraphQL',
     label: '<ORIGIN>[,<ORIGIN>...]',
-    unavailable: GRAPHQL,
   }),
 
   // --- Engine API
@@ -934,7 +958,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: false,
     help: 'Serve Prometheus metrics',
     section: 'Metrics and plugins',
-    unavailable: METRICS,
   }),
   opt({
     name: '--metrics-host',
@@ -944,7 +967,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Host the metrics server listens on',
     section: 'Metrics and plugins',
     label: '<HOST>',
-    unavailable: METRICS,
   }),
   opt({
     name: '--metrics-port',
@@ -954,7 +976,74 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Port of the metrics server',
     section: 'Metrics and plugins',
     ...PORT,
-    unavailable: METRICS,
+  }),
+  opt({
+    name: '--metrics-category',
+    aliases: ['--metrics-categories'],
+    type: 'list',
+    field: 'metricsCategory',
+    default: [...METRIC_CATEGORIES],
+    defaultText: 'all',
+    help: `Categories of metrics to collect (${METRIC_CATEGORIES.join(', ')})`,
+    section: 'Metrics and plugins',
+    label: '<CATEGORY>[,<CATEGORY>...]',
+    choices: METRIC_CATEGORIES,
+  }),
+  opt({
+    name: '--metrics-protocol',
+    type: 'enum',
+    field: 'metricsProtocol',
+    default: 'PROMETHEUS',
+    help: 'Metrics protocol: PROMETHEUS (OPENTELEMETRY is not available in Alder)',
+    section: 'Metrics and plugins',
+    label: '<PROTOCOL>',
+    choices: ['PROMETHEUS'],
+    parse: parseMetricsProtocol,
+  }),
+  opt({
+    name: '--metrics-push-enabled',
+    type: 'boolean',
+    field: 'metricsPushEnabled',
+    default: false,
+    help: 'Push metrics to a Prometheus Pushgateway (not together with --metrics-enabled)',
+    section: 'Metrics and plugins',
+  }),
+  opt({
+    name: '--metrics-push-host',
+    type: 'string',
+    field: 'metricsPushHost',
+    default: '127.0.0.1',
+    help: 'Host of the Prometheus Pushgateway',
+    section: 'Metrics and plugins',
+    label: '<HOST>',
+  }),
+  opt({
+    name: '--metrics-push-port',
+    type: 'int',
+    field: 'metricsPushPort',
+    default: 9001,
+    help: 'Port of the Prometheus Pushgateway',
+    section: 'Metrics and plugins',
+    ...PORT,
+  }),
+  opt({
+    name: '--metrics-push-interval',
+    type: 'int',
+    field: 'metricsPushInterval',
+    default: 15,
+    help: 'Seconds between two pushes to the Pushgateway',
+    section: 'Metrics and plugins',
+    label: '<INTEGER>',
+    min: 1,
+  }),
+  opt({
+    name: '--metrics-push-prometheus-job',
+    type: 'string',
+    field: 'metricsPushPrometheusJob',
+    default: 'alder-client',
+    help: 'Job name under which metrics are pushed',
+    section: 'Metrics and plugins',
+    label: '<STRING>',
   }),
   opt({
     name: '--plugins',
@@ -965,7 +1054,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Names of the plugins to load',
     section: 'Metrics and plugins',
     label: '<NAME>[,<NAME>...]',
-    unavailable: { ...PLUGINS, alsoAccepts: [[]] },
   }),
   opt({
     name: '--plugin-continue-on-error',
@@ -974,7 +1062,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: false,
     help: 'Keep starting when a plugin fails to load',
     section: 'Metrics and plugins',
-    unavailable: PLUGINS,
   }),
 ];
 
@@ -1269,7 +1356,7 @@ export function renderOptionsMarkdown(): string {
     '`--flag=false`; lists are comma-separated.',
     '',
     'An option does what its description says, or the node refuses it at start and names it with the',
-    'reason (`--graphql-http-enabled: GraphQL is not available yet`), before it touches the data',
+    'reason (`--engine-rpc-enabled: the engine API is not available yet`), before it touches the data',
     'directory. A description that ends in italics marks an option that is not available yet: its',
     'default is always accepted, and so is a value that only turns off what is absent',
     '(`--p2p-enabled=false`, `--nat-method=NONE`).',

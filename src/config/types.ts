@@ -48,6 +48,8 @@ export interface Config {
   networkId: bigint;
   identity: string | undefined;
   logging: LogLevel;
+  /** Log line format: TEXT on a terminal and JSON otherwise when AUTO. */
+  loggingFormat: 'AUTO' | 'TEXT' | 'JSON';
   syncMode: SyncMode;
   nodePrivateKeyFile: string | undefined;
   revertReasonEnabled: boolean;
@@ -152,6 +154,14 @@ export interface Config {
   metricsEnabled: boolean;
   metricsHost: string;
   metricsPort: number;
+  /** Categories collected (upper case, from METRIC_CATEGORIES). */
+  metricsCategory: string[];
+  metricsProtocol: 'PROMETHEUS';
+  metricsPushEnabled: boolean;
+  metricsPushHost: string;
+  metricsPushPort: number;
+  metricsPushInterval: number;
+  metricsPushPrometheusJob: string;
   /** undefined = load every plugin found. */
   plugins: string[] | undefined;
   pluginContinueOnError: boolean;

@@ -5,7 +5,7 @@
  * answers in rpc/errors.ts) when the query cannot run.
  */
 import type { ChainStore } from '../chain/chainStore.js';
-import { blockLogs, type CompiledLogQuery, canonicalLogs, type LogEntry } from './logs.js';
+import { type BloomSource, blockLogs, type CompiledLogQuery, canonicalLogs, type LogEntry } from './logs.js';
 
 export type LogQueryFailure =
   /** `blockHash` names no stored block. */
@@ -37,12 +37,16 @@ export function checkLogRange(chain: ChainStore, from: bigint, to: bigint): { fr
   return { from, to };
 }
 
-/** The logs a compiled query matches within `scope`, in chain order. */
+/**
+ * The logs a compiled query matches within `scope`, in chain order. `blooms` (the log bloom cache)
+ * supplies the blooms of full cached segments; headers are read for the rest.
+ */
 export function queryLogs(
   chain: ChainStore,
   scope: LogScope,
   query: CompiledLogQuery,
   limits: LogQueryLimits,
+  blooms?: BloomSource,
 ): LogEntry[] {
   if ('blockHash' in scope) {
     const header = chain.getHeader(scope.blockHash);
@@ -51,5 +55,5 @@ export function queryLogs(
   }
   const { from, to } = checkLogRange(chain, scope.from, scope.to);
   if (limits.maxRange > 0 && to - from > BigInt(limits.maxRange)) throw new LogQueryError('RANGE_TOO_WIDE');
-  return canonicalLogs(chain, from, to, query);
+  return canonicalLogs(chain, from, to, query, blooms);
 }

@@ -90,21 +90,24 @@ export function compileLogQuery(query: LogQuery): CompiledLogQuery {
   return { query, addressKeys, topicKeys, bloomGroups };
 }
 
-function isZero(b: Uint8Array): boolean {
-  for (let i = 0; i < b.length; i++) if (b[i] !== 0) return false;
+function isZero(b: Uint8Array, offset: number): boolean {
+  for (let i = offset; i < offset + 256; i++) if (b[i] !== 0) return false;
   return true;
 }
 
-/** False when the bloom proves the block has no matching log. */
-export function bloomMayMatch(bloom: Uint8Array, q: CompiledLogQuery): boolean {
-  if (q.bloomGroups.length === 0) return !isZero(bloom);
+/**
+ * False when the bloom proves the block has no matching log. The bloom is the 256 bytes at `offset`
+ * (blooms read from a cache file are tested in place).
+ */
+export function bloomMayMatch(bloom: Uint8Array, q: CompiledLogQuery, offset = 0): boolean {
+  if (q.bloomGroups.length === 0) return !isZero(bloom, offset);
   for (const group of q.bloomGroups) {
     let any = false;
     for (const bits of group) {
       if (
-        ((bloom[bits[0] as number] as number) & (bits[1] as number)) !== 0 &&
-        ((bloom[bits[2] as number] as number) & (bits[3] as number)) !== 0 &&
-        ((bloom[bits[4] as number] as number) & (bits[5] as number)) !== 0
+        ((bloom[offset + (bits[0] as number)] as number) & (bits[1] as number)) !== 0 &&
+        ((bloom[offset + (bits[2] as number)] as number) & (bits[3] as number)) !== 0 &&
+        ((bloom[offset + (bits[4] as number)] as number) & (bits[5] as number)) !== 0
       ) {
         any = true;
         break;
@@ -169,9 +172,36 @@ export function blockLogs(
   return out;
 }
 
+/** Where a range's blooms come from when not from the headers (the log bloom cache). */
+export interface BloomSource {
+  /**
+   * Numbers of the canonical blocks in `from..to` whose bloom passes `mayMatch`, ascending; `mayMatch`
+   * gets a buffer and the offset of the block's 256-byte bloom in it.
+   */
+  candidates(
+    from: bigint,
+    to: bigint,
+    mayMatch: (blooms: Uint8Array, offset: number) => boolean,
+  ): Iterable<bigint>;
+}
+
 /** Matching logs of the canonical blocks `from..to` (inclusive), oldest first. */
-export function canonicalLogs(chain: ChainStore, from: bigint, to: bigint, q: CompiledLogQuery): LogEntry[] {
+export function canonicalLogs(
+  chain: ChainStore,
+  from: bigint,
+  to: bigint,
+  q: CompiledLogQuery,
+  blooms?: BloomSource,
+): LogEntry[] {
   const out: LogEntry[] = [];
+  if (blooms) {
+    for (const n of blooms.candidates(from, to, (bloom, offset) => bloomMayMatch(bloom, q, offset))) {
+      const header = chain.getHeaderByNumber(n);
+      if (!header) break;
+      for (const log of blockLogs(chain, header, q)) out.push(log);
+    }
+    return out;
+  }
   for (let n = from; n <= to; n++) {
     const header = chain.getHeaderByNumber(n);
     if (!header) break;

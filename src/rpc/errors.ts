@@ -489,11 +489,17 @@ export function logInternalError(err: unknown, context?: string): void {
   errorLog.error({ err, method: context }, 'Error processing JSON-RPC request');
 }
 
-/** Any thrown value to the error member of a response. Unmapped errors become -32603 and are logged. */
-export function toErrorObject(err: unknown, context?: string): RpcErrorObject {
+/** The answer to an `RpcError` or a known domain error; undefined for anything unexpected. */
+export function knownErrorObject(err: unknown): RpcErrorObject | undefined {
   if (err instanceof RpcError) return err.toErrorObject();
   const mapped = domainError(err);
-  if (mapped !== undefined) return { code: mapped.code, message: mapped.message };
+  return mapped === undefined ? undefined : { code: mapped.code, message: mapped.message };
+}
+
+/** Any thrown value to the error member of a response. Unmapped errors become -32603 and are logged. */
+export function toErrorObject(err: unknown, context?: string): RpcErrorObject {
+  const known = knownErrorObject(err);
+  if (known !== undefined) return known;
   logInternalError(err, context);
   return { code: INTERNAL_ERROR.code, message: INTERNAL_ERROR.message };
 }

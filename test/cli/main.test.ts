@@ -123,7 +123,10 @@ describe('alder blocks', () => {
 
   it('import shows progress on a terminal', async () => {
     const r = await run(['--network=dev', 'blocks', 'import', `--from=${blocksFile}`], {}, true);
-    expect(r.stderr).toContain('\rImporting blocks: 3/3 100% (block 3)');
+    expect(r.stderr).toMatch(
+      /\r\[#{30}\] Importing blocks: 3\/3 blocks \(100%\), [0-9.]+ blocks\/s, \S+ elapsed \(block 3\)/,
+    );
+    expect(r.stderr.endsWith('\u001b[K\n')).toBe(true);
     expect(r.stderr.endsWith('\n')).toBe(true);
   });
 
@@ -151,10 +154,10 @@ describe('alder blocks', () => {
       `--to=${dir}/out.rlp`,
     ]);
     expect(r.code).toBe(0);
-    expect(r.calls[0]?.[2]).toEqual({ from: 2n, to: 5n, file: `${dir}/out.rlp` });
+    expect(r.calls[0]?.[2]).toMatchObject({ from: 2n, to: 5n, file: `${dir}/out.rlp` });
     expect(r.stdout).toBe(`Exported 2 blocks to ${dir}/out.rlp\n`);
     const single = await run(['--network=dev', 'blocks', 'export', `--to=${dir}/one.rlp`]);
-    expect(single.calls[0]?.[2]).toEqual({ from: 0n, to: undefined, file: `${dir}/one.rlp` });
+    expect(single.calls[0]?.[2]).toMatchObject({ from: 0n, to: undefined, file: `${dir}/one.rlp` });
     const bad = await run([
       '--network=dev',
       'blocks',

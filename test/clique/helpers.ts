@@ -3,28 +3,22 @@
  * and hand-sealed empty blocks (an empty Clique block leaves the state untouched, so its roots are
  * known without execution).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Block, type BlockHeader, createBlock } from '@ethereumjs/block';
 import { Address, hexToBytes } from '@ethereumjs/util';
 import { LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
-import { ChainStore } from '../../src/chain/chainStore.js';
-import { initGenesis } from '../../src/chain/genesis.js';
-import { BlockImporter } from '../../src/chain/importer.js';
-import {
-  createCommon,
-  type GenesisSpec,
-  genesisHeaderFields,
-  parseGenesis,
-} from '../../src/config/genesis.js';
+import type { ChainStore } from '../../src/chain/chainStore.js';
+import type { BlockImporter } from '../../src/chain/importer.js';
+import { type GenesisSpec, parseGenesis } from '../../src/config/genesis.js';
+import { loadConfig } from '../../src/config/load.js';
 import { encodeExtraData, withSeal } from '../../src/consensus/clique/extraData.js';
-import { Clique, cliqueExecutionCommon } from '../../src/consensus/clique/index.js';
+import type { Clique } from '../../src/consensus/clique/index.js';
 import { addressOfPrivateKey, sealHash, signSeal } from '../../src/consensus/clique/seal.js';
-import { customCrypto, keccak256 } from '../../src/crypto/index.js';
-import { Database } from '../../src/db/database.js';
-import { TrieStore } from '../../src/state/trieStore.js';
-import { WorldState } from '../../src/state/worldState.js';
+import { keccak256 } from '../../src/crypto/index.js';
+import { createBackend } from '../../src/node.js';
+import type { Services } from '../../src/rpc/services.js';
 
 export interface TestKey {
   key: Uint8Array;
@@ -70,34 +64,31 @@ export interface CliqueTestChain {
   importer: BlockImporter;
   clique: Clique;
   genesis: Block;
+  /** The node's services over this chain, built by the composition root. */
+  services: Services;
   close(): Promise<void>;
 }
 
+/** A Clique chain in a temporary data directory, built by `createBackend` as the node builds it. */
 export async function openCliqueChain(genesis: object): Promise<CliqueTestChain> {
   const spec = parseGenesis(genesis);
-  const common = createCommon(spec, { customCrypto: customCrypto() });
   const dir = mkdtempSync(join(tmpdir(), 'alder-clique-'));
-  const db = Database.open(join(dir, 'database'));
-  const world = new WorldState(new TrieStore(db), common);
-  const chain = new ChainStore(db, common);
-  const genesisBlock = await initGenesis(chain, world, {
-    header: genesisHeaderFields(spec),
-    alloc: spec.alloc,
-  });
-  const clique = new Clique(chain, spec.config.clique as NonNullable<GenesisSpec['config']['clique']>);
-  const importer = new BlockImporter(chain, world, {
-    consensus: clique.rules,
-    executionCommon: cliqueExecutionCommon(spec, customCrypto()),
-  });
+  const genesisFile = join(dir, 'genesis.json');
+  writeFileSync(genesisFile, JSON.stringify(genesis));
+  const config = loadConfig([`--genesis-file=${genesisFile}`, `--data-path=${join(dir, 'data')}`], {});
+  const backend = await createBackend(config);
+  const { services } = backend;
+  const genesisBlock = services.chain.getBlockByNumber(0n);
+  if (!genesisBlock || !services.clique) throw new Error('not a Clique chain');
   return {
     spec,
-    chain,
-    importer,
-    clique,
+    chain: services.chain,
+    importer: services.importer,
+    clique: services.clique,
     genesis: genesisBlock,
+    services,
     async close() {
-      await importer.idle();
-      await db.close();
+      await backend.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,7 +1,6 @@
 /** The CLIQUE group's handlers over a real Clique chain: results, defaults, ranges and errors. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Config } from '../../src/config/types.js';
-import { RpcError, toErrorObject } from '../../src/rpc/errors.js';
+import { knownErrorObject } from '../../src/rpc/errors.js';
 import { hashMapOrder, javaBytesHash, javaStringHash } from '../../src/rpc/methods/clique/javaOrder.js';
 import { allMethods } from '../../src/rpc/methods/index.js';
 import type { Services } from '../../src/rpc/services.js';
@@ -21,8 +20,9 @@ async function call(method: string, params: unknown[] = []): Promise<{ result?: 
   try {
     return { result: JSON.parse(JSON.stringify(await m.handler(params, { services, transport: 'http' }))) };
   } catch (err) {
-    if (!(err instanceof RpcError)) throw err;
-    return { error: toErrorObject(err) };
+    const error = knownErrorObject(err);
+    if (error === undefined) throw err;
+    return { error };
   }
 }
 
@@ -41,16 +41,7 @@ beforeAll(async () => {
     await c.importer.importBlock(b);
     parent = b.header;
   }
-  services = {
-    config: { genesis: c.spec } as Config,
-    common: c.chain.common,
-    chain: c.chain,
-    importer: c.importer,
-    clique: c.clique,
-    clientVersion: 'alder/test',
-    networkId: 4242n,
-    peerCount: () => 0,
-  } as unknown as Services;
+  services = c.services;
 });
 afterAll(async () => {
   await c.close();

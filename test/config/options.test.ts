@@ -115,7 +115,7 @@ describe('refusal at start', () => {
   );
 
   it('accepts the default given explicitly, and values that only turn off what is absent', () => {
-    expect(loadConfig([...DEV, '--graphql-http-enabled=false', '--metrics-port=9545'], {}).metricsPort).toBe(
+    expect(loadConfig([...DEV, '--engine-rpc-enabled=false', '--metrics-port=9545'], {}).metricsPort).toBe(
       9545,
     );
     expect(loadConfig([...DEV, '--p2p-enabled=false', '--discovery-enabled=false'], {}).p2pEnabled).toBe(
@@ -143,19 +143,19 @@ describe('refusal at start', () => {
     );
     expect(
       errorOf(() =>
-        loadConfig([...DEV, '--graphql-http-enabled', '--privacy-enabled'], {
-          [envVarName('--metrics-enabled')]: 'true',
+        loadConfig([...DEV, '--engine-rpc-enabled', '--privacy-enabled'], {
+          [envVarName('--revert-reason-enabled')]: 'true',
         }),
       ),
     ).toBe(
-      '--graphql-http-enabled: GraphQL is not available yet; --privacy-enabled: private transactions are not available yet; ' +
-        '--metrics-enabled (from environment variable ALDER_METRICS_ENABLED): metrics are not available yet',
+      '--revert-reason-enabled (from environment variable ALDER_REVERT_REASON_ENABLED): revert reasons in transaction receipts are not available yet; ' +
+        '--engine-rpc-enabled: the engine API is not available yet; --privacy-enabled: private transactions are not available yet',
     );
   });
 
   it('is checked before the genesis is read', () => {
-    expect(errorOf(() => loadConfig(['--genesis-file=/nonexistent.json', '--metrics-enabled'], {}))).toBe(
-      '--metrics-enabled: metrics are not available yet',
+    expect(errorOf(() => loadConfig(['--genesis-file=/nonexistent.json', '--engine-rpc-enabled'], {}))).toBe(
+      '--engine-rpc-enabled: the engine API is not available yet',
     );
   });
 });

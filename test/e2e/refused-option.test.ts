@@ -14,10 +14,10 @@ describe('bin/alder with an option that is not available yet', () => {
       '--network=dev',
       `--data-path=${dataPath}`,
       '--rpc-http-enabled',
-      '--graphql-http-enabled',
+      '--engine-rpc-enabled',
     ]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('--graphql-http-enabled: GraphQL is not available yet\n');
+    expect(r.stderr).toBe('--engine-rpc-enabled: the engine API is not available yet\n');
     expect(existsSync(dataPath)).toBe(false);
   });
 

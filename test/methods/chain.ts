@@ -1,29 +1,20 @@
 /**
  * Test chains for the method tests: a genesis and an RLP block file imported into a temporary data
- * directory, with a Services object over it and the handlers called directly.
+ * directory by the node's own stack (`createBackend`, as `alder` builds it), with the handlers called
+ * directly.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createBlockFromRLP } from '@ethereumjs/block';
-import { ChainStore } from '../../src/chain/chainStore.js';
-import { initGenesis } from '../../src/chain/genesis.js';
-import { BlockImporter } from '../../src/chain/importer.js';
 import { readBlockFile } from '../../src/chain/rlpFile.js';
-import {
-  createCommon,
-  type GenesisSpec,
-  genesisHeaderFields,
-  loadGenesisFile,
-} from '../../src/config/genesis.js';
+import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/types.js';
-import { customCrypto } from '../../src/crypto/index.js';
-import { Database } from '../../src/db/database.js';
-import { RpcError, toErrorObject } from '../../src/rpc/errors.js';
+import type { FilterManagerOptions } from '../../src/filters/manager.js';
+import { createBackend } from '../../src/node.js';
+import { knownErrorObject } from '../../src/rpc/errors.js';
 import { allMethods } from '../../src/rpc/methods/index.js';
 import type { Services } from '../../src/rpc/services.js';
-import { TrieStore } from '../../src/state/trieStore.js';
-import { WorldState } from '../../src/state/worldState.js';
 
 export const CONFORMANCE = resolve(import.meta.dirname, '../../../shared/conformance');
 
@@ -44,42 +35,30 @@ export interface TestChainOptions {
   upTo?: bigint;
   networkId?: bigint;
   clientVersion?: string;
+  /** Configuration values over the defaults of the options table. */
   config?: Partial<Config>;
+  /** Options of the poll filter manager (tests drive its clock). */
+  filters?: FilterManagerOptions;
 }
 
 export async function openTestChain(opts: TestChainOptions): Promise<TestChain> {
-  const spec: GenesisSpec = loadGenesisFile(opts.genesis);
-  const common = createCommon(spec, { customCrypto: customCrypto() });
   const dir = mkdtempSync(join(tmpdir(), 'alder-methods-'));
-  const db = Database.open(join(dir, 'database'));
-  const world = new WorldState(new TrieStore(db), common);
-  const chain = new ChainStore(db, common);
-  await initGenesis(chain, world, { header: genesisHeaderFields(spec), alloc: spec.alloc });
-  const importer = new BlockImporter(chain, world, { skipPowValidation: true });
+  const args = [`--genesis-file=${opts.genesis}`, `--data-path=${dir}`];
+  if (opts.networkId !== undefined) args.push(`--network-id=${opts.networkId}`);
+  const config: Config = { ...loadConfig(args, {}), ...opts.config };
+  const backend = await createBackend(config, {
+    skipPowValidation: true,
+    clientVersion: opts.clientVersion ?? 'alder/test',
+    filters: { sweepMs: 0, ...opts.filters },
+  });
+  const services = backend.services;
   if (opts.blocks) {
     for (const { rlp } of readBlockFile(opts.blocks)) {
-      const block = createBlockFromRLP(rlp, { common, setHardfork: true });
+      const block = createBlockFromRLP(rlp, { common: services.common, setHardfork: true });
       if (opts.upTo !== undefined && block.header.number > opts.upTo) break;
-      await importer.importBlock(block);
+      await services.importer.importBlock(block);
     }
   }
-  const config = {
-    genesis: spec,
-    networkId: opts.networkId ?? spec.config.chainId,
-    rpcMaxLogsRange: 5000,
-    minerCoinbase: undefined,
-    ...opts.config,
-  } as Config;
-  const services: Services = {
-    config,
-    common,
-    chain,
-    world,
-    importer,
-    clientVersion: opts.clientVersion ?? 'alder/test',
-    networkId: config.networkId,
-    peerCount: () => 0,
-  };
   const byName = new Map(allMethods.map((m) => [m.name, m]));
   return {
     services,
@@ -92,14 +71,13 @@ export async function openTestChain(opts: TestChainOptions): Promise<TestChain> 
         return { result: JSON.parse(JSON.stringify(result ?? null)) };
       } catch (err) {
         // Domain errors are answered as the dispatcher answers them; anything unexpected fails the test.
-        const error = toErrorObject(err, method);
-        if (!(err instanceof RpcError) && error.code === -32603) throw err;
+        const error = knownErrorObject(err);
+        if (error === undefined) throw err;
         return { error: error as { code: number; message: string } };
       }
     },
     async close() {
-      await importer.idle?.();
-      await db.close();
+      await backend.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

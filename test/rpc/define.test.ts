@@ -98,3 +98,21 @@ describe('defineMethod', () => {
     ).toThrow(/order/);
   });
 });
+
+describe('defineMethod requires', () => {
+  it('runs the service check before decoding, so its error wins', () => {
+    let present = false;
+    const m = defineMethod({
+      name: 'x_requires',
+      group: 'MINER',
+      params: [required(address, INVALID_CALL_PARAMS)],
+      requires: () => {
+        if (!present) throw new RpcError(UNKNOWN_BLOCK);
+      },
+      handler: ([a]) => a,
+    });
+    expect(errorOf(() => m.handler(['xyz'], ctx))).toEqual(UNKNOWN_BLOCK);
+    present = true;
+    expect(errorOf(() => m.handler(['xyz'], ctx))).toEqual(INVALID_CALL_PARAMS);
+  });
+});

@@ -1,6 +1,7 @@
-/** A test chain with a pool and filters attached, as node.ts wires them. */
-import { FilterManager, type FilterManagerOptions } from '../../src/filters/manager.js';
-import { TxPool, type TxPoolOptions } from '../../src/txpool/pool.js';
+/** A test chain with the pool and filters the node builds, the pool's options given as configuration. */
+import type { Config } from '../../src/config/types.js';
+import type { FilterManagerOptions } from '../../src/filters/manager.js';
+import type { TxPoolOptions } from '../../src/txpool/pool.js';
 import { openTestChain, type TestChain, type TestChainOptions } from '../methods/chain.js';
 
 export async function openPoolChain(
@@ -8,17 +9,13 @@ export async function openPoolChain(
   pool: Partial<TxPoolOptions> = {},
   filters: FilterManagerOptions = {},
 ): Promise<TestChain> {
-  const chain = await openTestChain(opts);
-  const s = chain.services;
-  s.txPool = new TxPool(s.chain, s.world, s.common, {
-    maxSize: 4096,
-    priceBump: 10,
-    maxFutureBySender: 200,
-    minGasPrice: 1000n,
-    txFeeCap: 10n ** 18n,
-    strictReplayProtection: false,
-    ...pool,
-  });
-  s.filters = new FilterManager(s.chain, s.txPool, { sweepMs: 0, ...filters });
-  return chain;
+  const config: Partial<Config> = { ...opts.config };
+  if (pool.maxSize !== undefined) config.txPoolMaxSize = pool.maxSize;
+  if (pool.priceBump !== undefined) config.txPoolPriceBump = pool.priceBump;
+  if (pool.maxFutureBySender !== undefined) config.txPoolMaxFutureBySender = pool.maxFutureBySender;
+  if (pool.minGasPrice !== undefined) config.minGasPrice = pool.minGasPrice;
+  if (pool.txFeeCap !== undefined) config.rpcTxFeecap = pool.txFeeCap;
+  if (pool.strictReplayProtection !== undefined)
+    config.strictTxReplayProtectionEnabled = pool.strictReplayProtection;
+  return openTestChain({ ...opts, config, filters });
 }

@@ -7,13 +7,12 @@
 import { createBlockFromRLP } from '@ethereumjs/block';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GeneratedChain, generateChain } from '../../bench/genchain.mjs';
-import { BlockImporter } from '../../src/chain/importer.js';
 import { readBlockFile } from '../../src/chain/rlpFile.js';
-import { chainSubscriptionSource } from '../../src/events/chainSource.js';
 import { createDispatcher } from '../../src/rpc/dispatch.js';
 import { blockAnswerOf } from '../../src/rpc/methods/eth/blocks.js';
 import { allMethods } from '../../src/rpc/methods/index.js';
 import { startWsServer, type WsServer } from '../../src/rpc/server/ws.js';
+import { chainSubscriptionSource } from '../../src/rpc/subscriptions/chainSource.js';
 import { SubscriptionManager } from '../../src/rpc/subscriptions/manager.js';
 import { subscriptionMethods } from '../../src/rpc/subscriptions/methods.js';
 import { removeDir, tempDir } from '../helpers/node.js';
@@ -73,12 +72,8 @@ describe('subscriptions across a reorg', () => {
   });
 
   async function importFile(path: string): Promise<void> {
-    const { common, chain, world, config } = node.services;
-    // As the node builds it for a fixed-difficulty proof-of-work genesis (seals are not real).
-    const importer = new BlockImporter(chain, world, {
-      skipPowValidation: true,
-      fixedDifficulty: config.genesis.config.ethash?.fixedDifficulty,
-    });
+    // The node's own importer (seals of the generated proof-of-work chain are not real: not checked).
+    const { common, importer } = node.services;
     for (const { rlp } of readBlockFile(path)) {
       await importer.importBlock(createBlockFromRLP(rlp, { common, setHardfork: true }));
     }

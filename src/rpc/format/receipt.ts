@@ -4,22 +4,15 @@
  * Stored receipts carry only cumulative gas, so each receipt's gas is the difference with the previous.
  */
 import type { Block } from '@ethereumjs/block';
-import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { type Address, bigIntToUnpaddedBytes } from '@ethereumjs/util';
-import type { StoredReceipt } from '../../chain/receipts.js';
+import type { Address } from '@ethereumjs/util';
+import { effectiveGasPrice } from '../../chain/fees.js';
+import { contractAddressOf, type StoredReceipt } from '../../chain/receipts.js';
 import { BLOB_GAS_PER_BLOB } from '../../config/genesis.js';
-import { keccak256 } from '../../crypto/index.js';
 import { bytes, quantity } from './hex.js';
 import { topicsJson } from './log.js';
-import { effectiveGasPrice } from './transaction.js';
 
 export type ReceiptJson = Record<string, unknown>;
-
-/** Address of a contract created by `sender` with this nonce. */
-export function createdContractAddress(sender: Address, nonce: bigint): Uint8Array {
-  return keccak256(RLP.encode([sender.bytes, bigIntToUnpaddedBytes(nonce)])).subarray(12);
-}
 
 interface BlockHex {
   blockHash: string;
@@ -70,7 +63,7 @@ function formatOne(
   const out: ReceiptJson = {
     blockHash: b.blockHash,
     blockNumber: b.blockNumber,
-    contractAddress: tx.to ? null : bytes(createdContractAddress(sender, tx.nonce)),
+    contractAddress: tx.to ? null : bytes(contractAddressOf(tx, sender) as Uint8Array),
     cumulativeGasUsed: quantity(receipt.cumulativeGasUsed),
     from: bytes(sender.bytes),
     gasUsed: quantity(gasUsed),

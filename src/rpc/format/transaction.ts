@@ -5,6 +5,7 @@
  */
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Address } from '@ethereumjs/util';
+import { effectiveGasPrice } from '../../chain/fees.js';
 import { bytes, quantity } from './hex.js';
 
 /** Where an included transaction sits; block values already hex-encoded, shared by every tx of a block. */
@@ -18,16 +19,6 @@ export interface TxLocationHex {
 }
 
 export type TxJson = Record<string, unknown>;
-
-/** The price a transaction actually paid per gas in a block with this base fee. */
-export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefined): bigint {
-  if (tx.type < 2) return (tx as { gasPrice: bigint }).gasPrice;
-  const t = tx as unknown as { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
-  if (baseFee === undefined) return t.maxFeePerGas;
-  const headroom = t.maxFeePerGas - baseFee;
-  if (headroom < t.maxPriorityFeePerGas) return t.maxFeePerGas;
-  return baseFee + t.maxPriorityFeePerGas;
-}
 
 /** The chain id a legacy transaction was signed for (EIP-155), if any. */
 export function legacyChainId(v: bigint): bigint | undefined {

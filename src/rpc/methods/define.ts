@@ -7,7 +7,8 @@
  * Besu decodes a method's parameters in the order its handler asks for them, and the first failure
  * is the answer. Most methods read them left to right; where Besu reads a later one first (eth_call
  * reads the block before the call object), `order` says so; where Besu reads one only after a domain
- * step (after the block was looked up), `deferred` hands the handler a function that decodes it then.
+ * step (after the block was looked up), `deferred` hands the handler a function that decodes it then;
+ * a method that exists only where a service runs checks that first (`requires`).
  */
 import { INVALID_PARAM_COUNT, RpcError, type RpcErrorSpec } from '../errors.js';
 import type { Decoder } from '../params.js';
@@ -87,6 +88,11 @@ export interface MethodDefinition<S extends readonly ParamSpec<unknown>[]> {
   arity?: number;
   /** Error for a wrong `arity` (default `Invalid number of params`). */
   arityError?: RpcErrorSpec;
+  /**
+   * A check that runs before any parameter is decoded, for methods that answer only where a service
+   * runs (no miner, no Clique, no pool): its error wins over a malformed parameter.
+   */
+  requires?(ctx: MethodContext): void;
   handler(args: DecodedParams<S>, ctx: MethodContext): unknown;
 }
 
@@ -107,6 +113,7 @@ export function defineMethod<const S extends readonly ParamSpec<unknown>[]>(
   const arity = def.arity;
   const arityError = def.arityError ?? INVALID_PARAM_COUNT;
   const run = def.handler;
+  const requires = def.requires;
   let decode: (params: readonly unknown[]) => DecodedParams<S>;
   if (count === 0) {
     const none = [] as unknown as DecodedParams<S>;
@@ -123,6 +130,7 @@ export function defineMethod<const S extends readonly ParamSpec<unknown>[]>(
     group: def.group,
     params: specs,
     handler(params, ctx) {
+      if (requires !== undefined) requires(ctx);
       if (arity !== undefined && params.length !== arity) throw new RpcError(arityError);
       return run(decode(params), ctx);
     },

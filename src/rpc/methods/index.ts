@@ -1,6 +1,9 @@
 /** Every JSON-RPC method Alder serves; the dispatcher enables them by group. */
+import { adminChangeLogLevel } from './admin/changeLogLevel.js';
+import { logBloomCacheMethods } from './admin/logBloomCache.js';
 import { cliqueMethods } from './clique/index.js';
 import { debugBatchSendRawTransaction } from './debug/batchSend.js';
+import { debugMetrics } from './debug/metrics.js';
 import { debugRawMethods } from './debug/raw.js';
 import { blockMethods } from './eth/blocks.js';
 import { ethCall } from './eth/call.js';
@@ -24,6 +27,8 @@ import { uncleMethods } from './eth/uncles.js';
 import { workMethods } from './eth/work.js';
 import { minerMethods } from './miner/index.js';
 import { netMethods } from './net/net.js';
+import { netServices } from './net/services.js';
+import { pluginsReloadPluginConfigMethods } from './plugins/index.js';
 import { txpoolMethods } from './txpool/txpool.js';
 import type { RpcMethod } from './types.js';
 import { web3Methods } from './web3/web3.js';
@@ -47,6 +52,11 @@ export const allMethods: RpcMethod[] = [
   ...minerDataMethods,
   ...web3Methods,
   ...netMethods,
+  netServices,
+  adminChangeLogLevel,
+  ...logBloomCacheMethods,
+  ...pluginsReloadPluginConfigMethods,
+  debugMetrics,
   ...debugRawMethods,
   ethSendRawTransaction,
   debugBatchSendRawTransaction,

@@ -6,7 +6,7 @@
  * the answer string and its status.
  */
 import type { DispatchContext, Dispatcher, DispatchResult } from '../dispatch.js';
-import { INTERNAL_ERROR, UNAUTHORIZED } from '../errors.js';
+import { INTERNAL_ERROR, logInternalError, UNAUTHORIZED } from '../errors.js';
 import type { AuthenticatedUser, RpcMethod } from '../methods/types.js';
 import type { Services } from '../services.js';
 import { createCorsPolicy, createHostCheck } from './http-policy.js';
@@ -217,7 +217,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     },
     onError(err) {
       // The dispatcher maps handler failures itself; this is a failure of the server code.
-      console.error('HTTP JSON-RPC request failed', err);
+      logInternalError(err, 'HTTP JSON-RPC request');
       return answer(200, INTERNAL_ERROR_BODY, jsonHeaders);
     },
   };

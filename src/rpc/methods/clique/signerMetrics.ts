@@ -6,9 +6,9 @@
 import { hexToBytes } from '@ethereumjs/util';
 import { INTERNAL_ERROR, INVALID_BLOCK_NUMBER_PARAMS, RpcError } from '../../errors.js';
 import { quantity } from '../../format/hex.js';
-import { type BlockParam, blockNumberParam, optionalParam } from '../../params.js';
+import { type BlockParam, blockNumberParam } from '../../params.js';
 import type { Services } from '../../services.js';
-import type { RpcMethod } from '../types.js';
+import { defineMethod, optional } from '../define.js';
 import { hashMapOrder, javaBytesHash } from './javaOrder.js';
 import { requireClique } from './signers.js';
 
@@ -28,15 +28,18 @@ function blockNumberOf(services: Services, p: Exclude<BlockParam, { kind: 'hash'
   throw new RpcError(INTERNAL_ERROR);
 }
 
-export const cliqueGetSignerMetrics: RpcMethod = {
+export const cliqueGetSignerMetrics = defineMethod({
   name: 'clique_getSignerMetrics',
   group: 'CLIQUE',
-  handler(params, { services }) {
+  params: [
+    optional(blockNumberParam, INVALID_BLOCK_NUMBER_PARAMS),
+    optional(blockNumberParam, INVALID_BLOCK_NUMBER_PARAMS),
+  ],
+  requires: ({ services }) => requireClique(services),
+  handler([fromParam, toParam], { services }) {
     const clique = requireClique(services);
     const chain = services.chain;
     const head = chain.head().number;
-    const fromParam = optionalParam(params, 0, blockNumberParam, INVALID_BLOCK_NUMBER_PARAMS);
-    const toParam = optionalParam(params, 1, blockNumberParam, INVALID_BLOCK_NUMBER_PARAMS);
     const from =
       fromParam === undefined
         ? head > DEFAULT_RANGE
@@ -68,4 +71,4 @@ export const cliqueGetSignerMetrics: RpcMethod = {
       return { address, proposedBlockCount: quantity(m.count), lastProposedBlockNumber: quantity(m.last) };
     });
   },
-};
+});

@@ -7,10 +7,9 @@ import {
   METHOD_NOT_FOUND,
   RpcError,
 } from '../../errors.js';
-import { hexToBytes } from '../../format/hex.js';
-import { blockNumberParam, hash32, optionalParam, param } from '../../params.js';
+import { blockNumberParam, hashBytes } from '../../params.js';
 import type { Services } from '../../services.js';
-import type { RpcMethod } from '../types.js';
+import { defineMethod, optional, required } from '../define.js';
 
 /** The Clique service; chains of another consensus have no CLIQUE methods (Besu registers none). */
 export function requireClique(services: Services): Clique {
@@ -18,30 +17,30 @@ export function requireClique(services: Services): Clique {
   return services.clique;
 }
 
-export const cliqueGetSigners: RpcMethod = {
+export const cliqueGetSigners = defineMethod({
   name: 'clique_getSigners',
   group: 'CLIQUE',
-  handler(params, { services }) {
-    const clique = requireClique(services);
-    const block = optionalParam(params, 0, blockNumberParam, INVALID_BLOCK_PARAMS);
+  params: [optional(blockNumberParam, INVALID_BLOCK_PARAMS)],
+  requires: ({ services }) => requireClique(services),
+  handler([block], { services }) {
     const chain = services.chain;
     // Besu reads a number or `earliest`; every other tag means the head.
     const number =
       block?.kind === 'number' ? block.number : block?.tag === 'earliest' ? 0n : chain.head().number;
     const header = number < 0n ? undefined : chain.getHeaderByNumber(number);
     if (!header) throw new RpcError(INTERNAL_ERROR);
-    return [...clique.signersAfter(header)];
+    return [...requireClique(services).signersAfter(header)];
   },
-};
+});
 
-export const cliqueGetSignersAtHash: RpcMethod = {
+export const cliqueGetSignersAtHash = defineMethod({
   name: 'clique_getSignersAtHash',
   group: 'CLIQUE',
-  handler(params, { services }) {
-    const clique = requireClique(services);
-    const hash = param(params, 0, hash32, INVALID_BLOCK_HASH_PARAMS);
-    const header = services.chain.getHeader(hexToBytes(hash));
+  params: [required(hashBytes, INVALID_BLOCK_HASH_PARAMS)],
+  requires: ({ services }) => requireClique(services),
+  handler([hash], { services }) {
+    const header = services.chain.getHeader(hash);
     if (!header) throw new RpcError(INTERNAL_ERROR);
-    return [...clique.signersAfter(header)];
+    return [...requireClique(services).signersAfter(header)];
   },
-};
+});

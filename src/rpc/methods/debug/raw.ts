@@ -5,69 +5,77 @@
  */
 import type { BlockHeader } from '@ethereumjs/block';
 import { type BlockParam, resolveHeader } from '../../blockParam.js';
-import { INVALID_BLOCK_PARAMS, INVALID_TRANSACTION_HASH_PARAMS, RpcError } from '../../errors.js';
-import { bytes, hexToBytes } from '../../format/hex.js';
-import { blockParam, hash32 } from '../../params.js';
+import { INVALID_BLOCK_PARAMS, INVALID_TRANSACTION_HASH_PARAMS } from '../../errors.js';
+import { bytes } from '../../format/hex.js';
+import { blockParam, type Decoder, decoder, hashBytes } from '../../params.js';
 import type { Services } from '../../services.js';
+import { defineMethod, required } from '../define.js';
 import type { RpcMethod } from '../types.js';
 
 const TAGS = new Set(['latest', 'earliest', 'pending', 'safe', 'finalized']);
 
-function strictBlockParam(value: unknown): BlockParam {
-  if (typeof value === 'string' && !TAGS.has(value.toLowerCase()) && !value.startsWith('0x')) {
-    throw new RpcError(INVALID_BLOCK_PARAMS);
-  }
+/** A block parameter whose number must be `0x` hex. */
+const strictBlockParam: Decoder<BlockParam> = decoder(INVALID_BLOCK_PARAMS, (value) => {
+  if (typeof value === 'string' && !TAGS.has(value.toLowerCase()) && !value.startsWith('0x'))
+    return undefined;
   return blockParam(value, INVALID_BLOCK_PARAMS);
+});
+
+/** A transaction hash that carries its `0x`. */
+const prefixedHash: Decoder<Uint8Array> = decoder(INVALID_TRANSACTION_HASH_PARAMS, (value) =>
+  typeof value === 'string' && value.startsWith('0x')
+    ? hashBytes(value, INVALID_TRANSACTION_HASH_PARAMS)
+    : undefined,
+);
+
+function headerOf(services: Services, p: BlockParam): BlockHeader | undefined {
+  return resolveHeader(services.chain, p);
 }
 
-function headerOf(services: Services, params: readonly unknown[]): BlockHeader | undefined {
-  return resolveHeader(services.chain, strictBlockParam(params[0]));
-}
-
-export const debugGetRawHeader: RpcMethod = {
+export const debugGetRawHeader = defineMethod({
   name: 'debug_getRawHeader',
   group: 'DEBUG',
-  handler(params, { services }) {
-    const header = headerOf(services, params);
+  params: [required(strictBlockParam)],
+  handler([p], { services }) {
+    const header = headerOf(services, p);
     const raw = header ? services.chain.getRawHeader(header.hash()) : undefined;
     return raw ? bytes(raw) : null;
   },
-};
+});
 
-export const debugGetRawBlock: RpcMethod = {
+export const debugGetRawBlock = defineMethod({
   name: 'debug_getRawBlock',
   group: 'DEBUG',
-  handler(params, { services }) {
-    const header = headerOf(services, params);
+  params: [required(strictBlockParam)],
+  handler([p], { services }) {
+    const header = headerOf(services, p);
     const raw = header ? services.chain.getRawBlock(header.hash()) : undefined;
     return raw ? bytes(raw) : null;
   },
-};
+});
 
-export const debugGetRawReceipts: RpcMethod = {
+export const debugGetRawReceipts = defineMethod({
   name: 'debug_getRawReceipts',
   group: 'DEBUG',
-  handler(params, { services }) {
-    const header = headerOf(services, params);
+  params: [required(strictBlockParam)],
+  handler([p], { services }) {
+    const header = headerOf(services, p);
     const raw = header ? services.chain.getRawReceipts(header.hash()) : undefined;
     return raw ? raw.map(bytes) : null;
   },
-};
+});
 
-export const debugGetRawTransaction: RpcMethod = {
+export const debugGetRawTransaction = defineMethod({
   name: 'debug_getRawTransaction',
   group: 'DEBUG',
-  handler(params, { services }) {
-    const value = params[0];
-    if (typeof value !== 'string' || !value.startsWith('0x'))
-      throw new RpcError(INVALID_TRANSACTION_HASH_PARAMS);
-    const hash = hexToBytes(hash32(value, INVALID_TRANSACTION_HASH_PARAMS));
+  params: [required(prefixedHash)],
+  handler([hash], { services }) {
     const location = services.chain.getTxLocation(hash);
     if (!location) return null;
     const tx = services.chain.getBlock(location.blockHash)?.transactions[location.index];
     return tx ? bytes(tx.serialize()) : null;
   },
-};
+});
 
 export const debugRawMethods: RpcMethod[] = [
   debugGetRawHeader,

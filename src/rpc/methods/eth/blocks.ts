@@ -12,7 +12,6 @@ import type { RawJson } from '../../rawJson.js';
 import type { Services } from '../../services.js';
 import { defineMethod, required } from '../define.js';
 import type { RpcMethod } from '../types.js';
-import { blockFormatOptions, responseCache } from './shared.js';
 
 /** The canonical block a number or tag names; undefined beyond the head or below zero. */
 export function blockByNumberParam(
@@ -45,22 +44,20 @@ const blockKey = (hash: Uint8Array, full: boolean) => `block:${full ? 'full' : '
  * notifications use it, so the reads that follow a notification are answered from the cache).
  */
 export function blockAnswerOf(services: Services, block: Block, full: boolean): RawJson {
-  const cache = responseCache(services);
+  const cache = services.responseCache;
   const key = blockKey(block.hash(), full);
-  return (
-    cache.get(key) ?? cache.put(key, formatBlock(block, full, services.chain, blockFormatOptions(services)))
-  );
+  return cache.get(key) ?? cache.put(key, formatBlock(block, full, services.chain, services.blockFormat));
 }
 
 /** The block with this hash as the answer of eth_getBlockBy*, from the response cache when there. */
 function blockAnswer(services: Services, hash: Uint8Array, full: boolean): RawJson | null {
-  const cache = responseCache(services);
+  const cache = services.responseCache;
   const key = blockKey(hash, full);
   const hit = cache.get(key);
   if (hit) return hit;
   const block = services.chain.getBlock(hash);
   if (!block) return null;
-  return cache.put(key, formatBlock(block, full, services.chain, blockFormatOptions(services)));
+  return cache.put(key, formatBlock(block, full, services.chain, services.blockFormat));
 }
 
 export const ethGetBlockByHash = defineMethod({

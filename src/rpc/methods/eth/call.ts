@@ -5,12 +5,9 @@
  */
 
 import type { BlockHeader } from '@ethereumjs/block';
-import { createAddressFromString } from '@ethereumjs/util';
-import { SIMULATED_AUTHORIZATION_SIGNATURE } from '../../../execution/authorizations.js';
 import {
-  type AccountOverride,
   type CallRequest,
-  CallSimulator,
+  type CallSimulator,
   InvalidSimulationError,
   type SimulationResult,
   type StateOverrides,
@@ -22,7 +19,6 @@ import {
   INTERNAL_ERROR,
   INTRINSIC_GAS_EXCEEDS_LIMIT,
   INVALID_BLOCK_PARAMS,
-  INVALID_CALL_PARAMS,
   NONCE_TOO_LOW,
   RpcError,
   revertError,
@@ -30,147 +26,18 @@ import {
   TRANSACTION_UPFRONT_COST_EXCEEDS_BALANCE,
 } from '../../errors.js';
 import { bytes } from '../../format/hex.js';
-import {
-  address,
-  blockNumberParam,
-  bool,
-  data,
-  hash32,
-  optionalParam,
-  quantity,
-  uint64,
-} from '../../params.js';
+import { decodeCallObject, decodeOverrides } from '../../params/call.js';
+import { blockNumberParam, optionalParam } from '../../params.js';
 import type { Services } from '../../services.js';
 import type { RpcMethod } from '../types.js';
 
-const simulators = new WeakMap<Services, CallSimulator>();
-
-/** One simulator per node (it holds no per-call state). */
+/** The node's call simulator (built once in node.ts). */
 export function simulatorOf(services: Services): CallSimulator {
-  let s = simulators.get(services);
-  if (!s) {
-    const clique = services.clique;
-    s = new CallSimulator(
-      services.chain,
-      services.world,
-      services.config.rpcGasCap,
-      clique ? (header) => createAddressFromString(clique.proposerOf(header)) : undefined,
-    );
-    simulators.set(services, s);
-  }
-  return s;
+  return services.callSimulator;
 }
 
-function hexBytes(s: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(s.slice(2), 'hex'));
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Besu's call parameter: any malformed member is `Invalid call params`; unknown members are ignored. */
-export function decodeCallObject(value: unknown): CallRequest {
-  if (!isObject(value)) throw new RpcError(INVALID_CALL_PARAMS);
-  const e = INVALID_CALL_PARAMS;
-  const opt = <T>(key: string, decode: (v: unknown, err: typeof e) => T): T | undefined => {
-    const v = value[key];
-    return v === undefined || v === null ? undefined : decode(v, e);
-  };
-  const input = opt('input', data);
-  const dataField = opt('data', data);
-  if (input !== undefined && dataField !== undefined && Buffer.compare(input, dataField) !== 0) {
-    throw new RpcError(INVALID_CALL_PARAMS);
-  }
-  const call: CallRequest = {
-    from: opt('from', (v, err) => hexBytes(address(v, err))),
-    to: opt('to', (v, err) => hexBytes(address(v, err))),
-    gas: opt('gas', uint64),
-    gasPrice: opt('gasPrice', quantity),
-    maxFeePerGas: opt('maxFeePerGas', quantity),
-    maxPriorityFeePerGas: opt('maxPriorityFeePerGas', quantity),
-    value: opt('value', quantity),
-    data: input ?? dataField,
-    nonce: opt('nonce', uint64),
-    maxFeePerBlobGas: opt('maxFeePerBlobGas', quantity),
-    strict: opt('strict', bool),
-  };
-  const al = value.accessList;
-  if (al !== undefined && al !== null) {
-    if (!Array.isArray(al)) throw new RpcError(e);
-    call.accessList = al.map((item) => {
-      if (!isObject(item)) throw new RpcError(e);
-      const keys = item.storageKeys ?? [];
-      if (!Array.isArray(keys)) throw new RpcError(e);
-      return [hexBytes(address(item.address, e)), keys.map((k) => hexBytes(hash32(k, e)))];
-    });
-  }
-  const hashes = value.blobVersionedHashes;
-  if (hashes !== undefined && hashes !== null) {
-    if (!Array.isArray(hashes)) throw new RpcError(e);
-    call.blobVersionedHashes = hashes.map((h) => hexBytes(hash32(h, e)));
-  }
-  const auths = value.authorizationList;
-  if (auths !== undefined && auths !== null) {
-    if (!Array.isArray(auths)) throw new RpcError(e);
-    call.authorizationList = auths.map((a) => {
-      if (!isObject(a)) throw new RpcError(e);
-      const given = (k: string) => a[k] !== undefined && a[k] !== null;
-      const signed = given('yParity') || given('v') || given('r') || given('s');
-      const item = {
-        chainId: quantity(a.chainId, e),
-        address: hexBytes(address(a.address, e)),
-        nonce: quantity(a.nonce, e),
-      };
-      if (given('authority')) {
-        // A simulation may name the signer instead of signing; not both (Besu refuses that too).
-        if (signed) throw new RpcError(e);
-        return {
-          ...item,
-          ...SIMULATED_AUTHORIZATION_SIGNATURE,
-          authority: hexBytes(address(a.authority, e)),
-        };
-      }
-      return {
-        ...item,
-        yParity: quantity(a.yParity ?? a.v, e),
-        r: quantity(a.r, e),
-        s: quantity(a.s, e),
-      };
-    });
-  }
-  return call;
-}
-
-function slotMap(v: unknown): Array<[Uint8Array, Uint8Array]> {
-  if (!isObject(v)) throw new RpcError(INVALID_CALL_PARAMS);
-  return Object.entries(v).map(([k, val]) => [
-    hexBytes(hash32(k, INVALID_CALL_PARAMS)),
-    hexBytes(hash32(val, INVALID_CALL_PARAMS)),
-  ]);
-}
-
-/** The state override set (third parameter); `undefined` when absent. Malformed: `Invalid call params`, as Besu. */
-export function decodeOverrides(value: unknown): StateOverrides | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (!isObject(value)) throw new RpcError(INVALID_CALL_PARAMS);
-  const out: StateOverrides = new Map();
-  for (const [addr, raw] of Object.entries(value)) {
-    if (!isObject(raw)) throw new RpcError(INVALID_CALL_PARAMS);
-    const o: AccountOverride = {};
-    if (raw.balance !== undefined && raw.balance !== null)
-      o.balance = quantity(raw.balance, INVALID_CALL_PARAMS);
-    if (raw.nonce !== undefined && raw.nonce !== null) o.nonce = uint64(raw.nonce, INVALID_CALL_PARAMS);
-    if (raw.code !== undefined && raw.code !== null) o.code = data(raw.code, INVALID_CALL_PARAMS);
-    if (raw.state !== undefined && raw.state !== null) o.state = slotMap(raw.state);
-    if (raw.stateDiff !== undefined && raw.stateDiff !== null) o.stateDiff = slotMap(raw.stateDiff);
-    if (raw.movePrecompileToAddress !== undefined && raw.movePrecompileToAddress !== null) {
-      o.movePrecompileToAddress = hexBytes(address(raw.movePrecompileToAddress, INVALID_CALL_PARAMS));
-    }
-    out.set(address(addr, INVALID_CALL_PARAMS).toLowerCase(), o);
-  }
-  return out;
-}
+// The call object and state override decoders live with the other composite decoders.
+export { decodeCallObject, decodeOverrides };
 
 /** What a simulation runs: the block it runs on, the call, and the state overrides. */
 export interface CallInput {

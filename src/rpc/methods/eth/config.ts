@@ -16,7 +16,7 @@ import {
 } from '../../../config/genesis.js';
 import { quantity } from '../../format/hex.js';
 import type { Services } from '../../services.js';
-import type { RpcMethod } from '../types.js';
+import { defineMethod } from '../define.js';
 import { type ForkPoints, forkHash, forkHashOf, forkPoints } from './forkId.js';
 
 const at = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
@@ -142,10 +142,11 @@ export function ethConfig(
   };
 }
 
-export const ethConfigMethod: RpcMethod = {
+export const ethConfigMethod = defineMethod({
   name: 'eth_config',
   group: 'ETH',
-  handler(_params, { services }: { services: Services }) {
+  params: [],
+  handler(_args, { services }: { services: Services }) {
     const genesisHash = services.chain.genesisHash() ?? services.chain.canonicalHash(0n);
     if (!genesisHash) throw new Error('chain has no genesis block');
     const head = services.chain.headHeader();
@@ -154,4 +155,4 @@ export const ethConfigMethod: RpcMethod = {
       timestamp: head.timestamp,
     });
   },
-};
+});

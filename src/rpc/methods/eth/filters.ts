@@ -1,12 +1,13 @@
 /**
  * Poll filters: eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter,
- * eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter (besu-facts §9).
+ * eth_getFilterChanges, eth_getFilterLogs, eth_uninstallFilter (besu-facts §9). Installing past the
+ * filter limit throws `FilterLimitError`, answered by rpc/errors.ts.
  */
 
-import { blockLogs, canonicalLogs, compileLogQuery } from '../../../filters/logs.js';
+import { queryLogs } from '../../../filters/logQuery.js';
+import { compileLogQuery } from '../../../filters/logs.js';
 import type { FilterManager } from '../../../filters/manager.js';
 import {
-  BLOCK_NOT_FOUND,
   FILTER_NOT_FOUND,
   INTERNAL_ERROR,
   INVALID_PARAMS,
@@ -15,86 +16,78 @@ import {
 } from '../../errors.js';
 import { bytes } from '../../format/hex.js';
 import { formatLogs } from '../../format/log.js';
+import { type LogFilterParams, logFilter, logScopeOf } from '../../params/logFilter.js';
+import { type Decoder, decoder } from '../../params.js';
 import type { Services } from '../../services.js';
+import { defineMethod, required } from '../define.js';
 import type { RpcMethod } from '../types.js';
-import { type LogFilterParams, logRange, parseLogFilter } from './getLogs.js';
 
 function manager(services: Services): FilterManager {
   if (!services.filters) throw new RpcError(INTERNAL_ERROR);
   return services.filters;
 }
 
-function filterId(params: readonly unknown[]): string {
-  const id = params[0];
-  if (typeof id !== 'string' || !/^0x[0-9a-fA-F]+$/.test(id)) throw new RpcError(INVALID_PARAMS);
-  return id;
-}
+/** A filter id: `0x` and hex digits. */
+const filterId: Decoder<string> = decoder(INVALID_PARAMS, (value) =>
+  typeof value === 'string' && /^0x[0-9a-fA-F]+$/.test(value) ? value : undefined,
+);
 
-export const ethNewFilter: RpcMethod = {
+export const ethNewFilter = defineMethod({
   name: 'eth_newFilter',
   group: 'ETH',
-  handler(params, { services }) {
-    const f = parseLogFilter(params[0]);
+  params: [required(logFilter)],
+  handler([f], { services }) {
     const toBlock = f.toBlock?.kind === 'number' ? f.toBlock.number : undefined;
-    const m = manager(services);
-    return m.newLogFilter({ query: compileLogQuery(f.query), toBlock, request: f });
+    return manager(services).newLogFilter({ query: compileLogQuery(f.query), toBlock, request: f });
   },
-};
+});
 
-export const ethNewBlockFilter: RpcMethod = {
+export const ethNewBlockFilter = defineMethod({
   name: 'eth_newBlockFilter',
   group: 'ETH',
-  handler(_params, { services }) {
-    const m = manager(services);
-    return m.newBlockFilter();
-  },
-};
+  params: [],
+  handler: (_args, { services }) => manager(services).newBlockFilter(),
+});
 
-export const ethNewPendingTransactionFilter: RpcMethod = {
+export const ethNewPendingTransactionFilter = defineMethod({
   name: 'eth_newPendingTransactionFilter',
   group: 'ETH',
-  handler(_params, { services }) {
-    const m = manager(services);
-    return m.newPendingTransactionFilter();
-  },
-};
+  params: [],
+  handler: (_args, { services }) => manager(services).newPendingTransactionFilter(),
+});
 
-export const ethGetFilterChanges: RpcMethod = {
+export const ethGetFilterChanges = defineMethod({
   name: 'eth_getFilterChanges',
   group: 'ETH',
-  handler(params, { services }) {
-    const changes = manager(services).changes(filterId(params));
+  params: [required(filterId)],
+  handler([id], { services }) {
+    const changes = manager(services).changes(id);
     if (!changes) throw new RpcError(FILTER_NOT_FOUND);
     if (changes.kind === 'log') return formatLogs(changes.logs);
     return changes.hashes.map(bytes);
   },
-};
+});
 
-export const ethGetFilterLogs: RpcMethod = {
+export const ethGetFilterLogs = defineMethod({
   name: 'eth_getFilterLogs',
   group: 'ETH',
-  handler(params, { services }) {
-    const f = manager(services).get(filterId(params));
-    if (!f || f.kind !== 'log') throw new RpcError(LOGS_FILTER_NOT_FOUND);
-    const request = f.spec.request as LogFilterParams;
+  params: [required(filterId)],
+  handler([id], { services }) {
+    const f = manager(services).get(id);
+    if (f?.kind !== 'log') throw new RpcError(LOGS_FILTER_NOT_FOUND);
     const chain = services.chain;
-    if (request.blockHash) {
-      const header = chain.getHeader(request.blockHash);
-      if (!header) throw new RpcError(BLOCK_NOT_FOUND);
-      return formatLogs(blockLogs(chain, header, f.spec.query));
-    }
-    const { from, to } = logRange(chain, request);
-    return formatLogs(canonicalLogs(chain, from, to, f.spec.query));
+    const scope = logScopeOf(chain, f.spec.request as LogFilterParams);
+    // A filter's logs are not bounded by --rpc-max-logs-range (the filter was accepted when installed).
+    return formatLogs(queryLogs(chain, scope, f.spec.query, { maxRange: 0 }, services.logBloomCache));
   },
-};
+});
 
-export const ethUninstallFilter: RpcMethod = {
+export const ethUninstallFilter = defineMethod({
   name: 'eth_uninstallFilter',
   group: 'ETH',
-  handler(params, { services }) {
-    return manager(services).uninstall(filterId(params));
-  },
-};
+  params: [required(filterId)],
+  handler: ([id], { services }) => manager(services).uninstall(id),
+});
 
 export const filterMethods: RpcMethod[] = [
   ethNewFilter,

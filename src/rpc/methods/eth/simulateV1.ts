@@ -4,11 +4,8 @@
  * writes each simulated block as a block object with a `calls` member.
  */
 
-import { cliqueExecutionCommon } from '../../../consensus/clique/index.js';
-import { customCrypto } from '../../../crypto/index.js';
 import {
   type BlockOverrides,
-  BlockSimulator,
   type SimBlockRequest,
   type SimCallResult,
   type SimulatedBlock,
@@ -40,25 +37,8 @@ import {
 import { formatUnstoredBlock } from '../../format/block.js';
 import { bytes, quantity as hexQuantity } from '../../format/hex.js';
 import { address, bool, hash32, quantity, uint64 } from '../../params.js';
-import type { Services } from '../../services.js';
 import type { RpcMethod } from '../types.js';
 import { decodeCallObject, decodeOverrides } from './call.js';
-
-const simulators = new WeakMap<Services, BlockSimulator>();
-
-function simulatorOf(services: Services): BlockSimulator {
-  let s = simulators.get(services);
-  if (!s) {
-    s = new BlockSimulator(
-      services.chain,
-      services.world,
-      services.config.rpcGasCap,
-      services.clique ? cliqueExecutionCommon(services.config.genesis, customCrypto()) : undefined,
-    );
-    simulators.set(services, s);
-  }
-  return s;
-}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -235,7 +215,7 @@ export const ethSimulateV1: RpcMethod = {
     if (!base) throw new RpcError(SIM_HEADER_NOT_FOUND);
     let result: SimulatedBlock[];
     try {
-      result = await simulatorOf(services).simulate(base, {
+      result = await services.blockSimulator.simulate(base, {
         blocks,
         traceTransfers,
         validation,

@@ -9,7 +9,6 @@ import { blockNumberParam, hashBytes, uint64 } from '../../params.js';
 import { defineMethod, required } from '../define.js';
 import type { RpcMethod } from '../types.js';
 import { blockByNumberParam } from './blocks.js';
-import { blockFormatOptions } from './shared.js';
 
 function uncleAt(uncles: readonly BlockHeader[], index: bigint): BlockHeader | undefined {
   return index < BigInt(uncles.length) ? uncles[Number(index)] : undefined;
@@ -22,7 +21,7 @@ export const ethGetUncleByBlockHashAndIndex = defineMethod({
   handler([hash, index], { services }) {
     const block = services.chain.getBlock(hash);
     const uncle = block ? uncleAt(block.uncleHeaders, index) : undefined;
-    return uncle ? formatUncle(uncle, services.chain, blockFormatOptions(services)) : null;
+    return uncle ? formatUncle(uncle, services.chain, services.blockFormat) : null;
   },
 });
 
@@ -33,7 +32,7 @@ export const ethGetUncleByBlockNumberAndIndex = defineMethod({
   handler([p, index], { services }) {
     const block = blockByNumberParam(services, p);
     const uncle = block ? uncleAt(block.uncleHeaders, index) : undefined;
-    return uncle ? formatUncle(uncle, services.chain, blockFormatOptions(services)) : null;
+    return uncle ? formatUncle(uncle, services.chain, services.blockFormat) : null;
   },
 });
 

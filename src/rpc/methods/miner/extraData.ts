@@ -1,23 +1,22 @@
 /** miner_getExtraData / miner_setExtraData: the extraData of mined blocks (at most 32 bytes). */
 import { INVALID_EXTRA_DATA_PARAMS, RpcError } from '../../errors.js';
 import { bytes } from '../../format/hex.js';
-import type { RpcMethod } from '../types.js';
+import { defineMethod, type ParamSpec } from '../define.js';
 import { requireMiner } from './shared.js';
 
 const MAX_EXTRA_DATA = 32;
 
-export const minerGetExtraData: RpcMethod = {
+export const minerGetExtraData = defineMethod({
   name: 'miner_getExtraData',
   group: 'MINER',
-  handler: (_params, { services }) => bytes(requireMiner(services).extraData()),
-};
+  params: [],
+  handler: (_args, { services }) => bytes(requireMiner(services).extraData()),
+});
 
-export const minerSetExtraData: RpcMethod = {
-  name: 'miner_setExtraData',
-  group: 'MINER',
-  handler: (params, { services }) => {
-    const miner = requireMiner(services);
-    const raw = params[0];
+/** At most 32 bytes of hex (`0x` optional, odd length left-padded); the parse failure goes into `data`. */
+const extraData: ParamSpec<Uint8Array> = {
+  decode(params, index) {
+    const raw = params[index];
     if (typeof raw !== 'string') throw new RpcError(INVALID_EXTRA_DATA_PARAMS);
     const digits = raw.startsWith('0x') || raw.startsWith('0X') ? raw.slice(2) : raw;
     if (!/^[0-9a-fA-F]*$/.test(digits))
@@ -28,7 +27,17 @@ export const minerSetExtraData: RpcMethod = {
         INVALID_EXTRA_DATA_PARAMS,
         `Hex value is too large: expected at most ${MAX_EXTRA_DATA} bytes but got ${even.length / 2}`,
       );
-    miner.setExtraData(new Uint8Array(Buffer.from(even, 'hex')));
-    return true;
+    return new Uint8Array(Buffer.from(even, 'hex'));
   },
 };
+
+export const minerSetExtraData = defineMethod({
+  name: 'miner_setExtraData',
+  group: 'MINER',
+  params: [extraData],
+  requires: ({ services }) => requireMiner(services),
+  handler: ([data], { services }) => {
+    requireMiner(services).setExtraData(data);
+    return true;
+  },
+});

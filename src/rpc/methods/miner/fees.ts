@@ -9,48 +9,58 @@ import {
   type RpcErrorSpec,
 } from '../../errors.js';
 import { quantity } from '../../format/hex.js';
-import type { RpcMethod } from '../types.js';
+import { defineMethod, type ParamSpec } from '../define.js';
 import { requireMiner } from './shared.js';
 
 /** A wei amount as Besu's `Wei.fromHexString` reads it; the parse failure goes into `data`. */
-function weiParam(value: unknown, error: RpcErrorSpec): bigint {
-  if (typeof value !== 'string') throw new RpcError(error);
-  const digits = value.startsWith('0x') || value.startsWith('0X') ? value.slice(2) : undefined;
-  if (digits === undefined) throw new RpcError(error, `Invalid hex string: ${value}`);
-  if (!/^[0-9a-fA-F]+$/.test(digits)) throw new RpcError(error, `Illegal character in hex string: ${value}`);
-  const wei = BigInt(`0x${digits}`);
-  if (wei >= 1n << 256n) throw new RpcError(error, `Hex value is too large: ${value}`);
-  return wei;
+function wei(error: RpcErrorSpec): ParamSpec<bigint> {
+  return {
+    decode(params, index) {
+      const value = params[index];
+      if (typeof value !== 'string') throw new RpcError(error);
+      const digits = value.startsWith('0x') || value.startsWith('0X') ? value.slice(2) : undefined;
+      if (digits === undefined) throw new RpcError(error, `Invalid hex string: ${value}`);
+      if (!/^[0-9a-fA-F]+$/.test(digits))
+        throw new RpcError(error, `Illegal character in hex string: ${value}`);
+      const amount = BigInt(`0x${digits}`);
+      if (amount >= 1n << 256n) throw new RpcError(error, `Hex value is too large: ${value}`);
+      return amount;
+    },
+  };
 }
 
-export const minerGetMinGasPrice: RpcMethod = {
+export const minerGetMinGasPrice = defineMethod({
   name: 'miner_getMinGasPrice',
   group: 'MINER',
-  handler: (_params, { services }) => quantity(requireMiner(services).settings.minGasPrice),
-};
+  params: [],
+  handler: (_args, { services }) => quantity(requireMiner(services).settings.minGasPrice),
+});
 
-export const minerSetMinGasPrice: RpcMethod = {
+export const minerSetMinGasPrice = defineMethod({
   name: 'miner_setMinGasPrice',
   group: 'MINER',
-  handler: (params, { services }) => {
-    const miner = requireMiner(services);
-    miner.setMinGasPrice(weiParam(params[0], INVALID_MIN_GAS_PRICE_PARAMS));
+  params: [wei(INVALID_MIN_GAS_PRICE_PARAMS)],
+  requires: ({ services }) => requireMiner(services),
+  handler: ([price], { services }) => {
+    requireMiner(services).setMinGasPrice(price);
     return true;
   },
-};
+});
 
-export const minerGetMinPriorityFee: RpcMethod = {
+export const minerGetMinPriorityFee = defineMethod({
   name: 'miner_getMinPriorityFee',
   group: 'MINER',
-  handler: (_params, { services }) => quantity(requireMiner(services).settings.minPriorityFee),
-};
+  params: [],
+  handler: (_args, { services }) => quantity(requireMiner(services).settings.minPriorityFee),
+});
 
-export const minerSetMinPriorityFee: RpcMethod = {
+export const minerSetMinPriorityFee = defineMethod({
   name: 'miner_setMinPriorityFee',
   group: 'MINER',
-  handler: (params, { services }) => {
-    const miner = requireMiner(services);
-    miner.setMinPriorityFee(weiParam(params[0], INVALID_MIN_PRIORITY_FEE_PARAMS));
+  params: [wei(INVALID_MIN_PRIORITY_FEE_PARAMS)],
+  requires: ({ services }) => requireMiner(services),
+  handler: ([fee], { services }) => {
+    requireMiner(services).setMinPriorityFee(fee);
     return true;
   },
-};
+});

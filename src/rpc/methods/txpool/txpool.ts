@@ -12,7 +12,8 @@ import {
 } from '../../errors.js';
 import { quantity } from '../../format/hex.js';
 import { formatTransaction, type TxJson } from '../../format/transaction.js';
-import { address, optionalParam, param, uint64 } from '../../params.js';
+import { address, uint64 } from '../../params.js';
+import { defineMethod, optional, type ParamSpec, required } from '../define.js';
 import { requirePool } from '../eth/sendRawTransaction.js';
 import type { RpcMethod } from '../types.js';
 
@@ -25,10 +26,11 @@ function pendingJson(t: PooledTx): TxJson {
   return formatTransaction(t.tx, t.sender);
 }
 
-export const txpoolBesuTransactions: RpcMethod = {
+export const txpoolBesuTransactions = defineMethod({
   name: 'txpool_besuTransactions',
   group: 'TXPOOL',
-  handler(_params, { services }) {
+  params: [],
+  handler(_args, { services }) {
     return requirePool(services)
       .all()
       .map((t) => ({
@@ -37,18 +39,19 @@ export const txpoolBesuTransactions: RpcMethod = {
         addedToPoolAt: instantString(t.addedAt),
       }));
   },
-};
+});
 
-export const txpoolBesuStatistics: RpcMethod = {
+export const txpoolBesuStatistics = defineMethod({
   name: 'txpool_besuStatistics',
   group: 'TXPOOL',
-  handler(_params, { services }) {
+  params: [],
+  handler(_args, { services }) {
     const pool = requirePool(services);
     let local = 0;
     for (const t of pool.all()) if (t.local) local++;
     return { maxSize: pool.options.maxSize, localCount: local, remoteCount: pool.size - local };
   },
-};
+});
 
 type Op = 'eq' | 'gt' | 'lt';
 type Predicate = (t: PooledTx) => boolean;
@@ -91,13 +94,18 @@ function parsePendingFilter(value: unknown): Predicate[] {
   return preds;
 }
 
-export const txpoolBesuPendingTransactions: RpcMethod = {
+/** The `{field: {op: value}}` filter of txpool_besuPendingTransactions; anything malformed is `Invalid params`. */
+const pendingFilter: ParamSpec<Predicate[]> = {
+  decode: (params, index) => parsePendingFilter(params[index]),
+};
+
+export const txpoolBesuPendingTransactions = defineMethod({
   name: 'txpool_besuPendingTransactions',
   group: 'TXPOOL',
-  handler(params, { services }) {
+  params: [optional(uint64, INVALID_TRANSACTION_LIMIT_PARAMS), pendingFilter],
+  requires: ({ services }) => requirePool(services),
+  handler([limit, preds], { services }) {
     const pool = requirePool(services);
-    const limit = optionalParam(params, 0, uint64, INVALID_TRANSACTION_LIMIT_PARAMS);
-    const preds = parsePendingFilter(params[1]);
     const out: TxJson[] = [];
     for (const t of pool.all()) {
       if (limit !== undefined && BigInt(out.length) >= limit) break;
@@ -105,12 +113,13 @@ export const txpoolBesuPendingTransactions: RpcMethod = {
     }
     return out;
   },
-};
+});
 
-export const txpoolStatus: RpcMethod = {
+export const txpoolStatus = defineMethod({
   name: 'txpool_status',
   group: 'TXPOOL',
-  handler(_params, { services }) {
+  params: [],
+  handler(_args, { services }) {
     const { pending, queued } = requirePool(services).content();
     let p = 0;
     let q = 0;
@@ -118,7 +127,7 @@ export const txpoolStatus: RpcMethod = {
     for (const l of queued.values()) q += l.length;
     return { pending: quantity(p), queued: quantity(q) };
   },
-};
+});
 
 function byNonce(list: readonly PooledTx[] | undefined): Record<string, TxJson> {
   const out: Record<string, TxJson> = {};
@@ -132,24 +141,25 @@ function bySender(map: Map<string, PooledTx[]>): Record<string, Record<string, T
   return out;
 }
 
-export const txpoolContent: RpcMethod = {
+export const txpoolContent = defineMethod({
   name: 'txpool_content',
   group: 'TXPOOL',
-  handler(_params, { services }) {
+  params: [],
+  handler(_args, { services }) {
     const { pending, queued } = requirePool(services).content();
     return { pending: bySender(pending), queued: bySender(queued) };
   },
-};
+});
 
-export const txpoolContentFrom: RpcMethod = {
+export const txpoolContentFrom = defineMethod({
   name: 'txpool_contentFrom',
   group: 'TXPOOL',
-  handler(params, { services }) {
-    const who = param(params, 0, address, INVALID_ADDRESS_PARAMS).toLowerCase();
+  params: [required(address, INVALID_ADDRESS_PARAMS)],
+  handler([who], { services }) {
     const { pending, queued } = requirePool(services).content();
     return { pending: byNonce(pending.get(who)), queued: byNonce(queued.get(who)) };
   },
-};
+});
 
 export const txpoolMethods: RpcMethod[] = [
   txpoolBesuTransactions,

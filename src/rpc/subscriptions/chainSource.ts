@@ -1,17 +1,18 @@
 /**
- * The node's events as the subscription manager wants them: each block that becomes canonical, with
+ * The node's events as the subscription manager wants them (the rpc layer listens to the chain and the
+ * pool below it; nothing below formats JSON): each block that becomes canonical, with
  * its logs and the logs of blocks a reorg took away, and each transaction the pool accepts or drops,
  * formatted once for every subscriber (and only when someone asked for that form).
  */
 import type { Block } from '@ethereumjs/block';
 import { bytesToHex } from '@ethereumjs/util';
-import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
-import { blockLogs, compileLogQuery } from '../filters/logs.js';
-import { logger } from '../log.js';
-import { formatLogs } from '../rpc/format/log.js';
-import { formatPendingTransactionDetail } from '../rpc/format/pendingTransaction.js';
-import type { JsonObject, SubscriptionSource } from '../rpc/subscriptions/source.js';
-import type { PooledTx, TxPool } from '../txpool/pool.js';
+import type { ChainStore, NewHeadEvent } from '../../chain/chainStore.js';
+import { blockLogs, compileLogQuery } from '../../filters/logs.js';
+import { logger } from '../../log.js';
+import type { PooledTx, TxPool } from '../../txpool/pool.js';
+import { formatLogs } from '../format/log.js';
+import { formatPendingTransactionDetail } from '../format/pendingTransaction.js';
+import type { JsonObject, SubscriptionSource } from './source.js';
 
 const log = logger('subscriptions');
 const ALL_LOGS = compileLogQuery({ addresses: [], topics: [] });

@@ -1,0 +1,131 @@
+/**
+ * The composite parameters of the call family (eth_call, eth_estimateGas, eth_createAccessList,
+ * eth_simulateV1): the call object and the state override set, one decoder each. Any malformed member
+ * is `Invalid call params`, as in Besu; unknown members are ignored.
+ */
+import { SIMULATED_AUTHORIZATION_SIGNATURE } from '../../execution/authorizations.js';
+import type { AccountOverride, CallRequest, StateOverrides } from '../../execution/simulator.js';
+import { INVALID_CALL_PARAMS, RpcError } from '../errors.js';
+import { address, bool, type Decoder, data, hash32, quantity, uint64 } from '../params.js';
+
+function hexBytes(s: string): Uint8Array {
+  return Uint8Array.from(Buffer.from(s.slice(2), 'hex'));
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Besu's call parameter: any malformed member is `Invalid call params`; unknown members are ignored. */
+export function decodeCallObject(value: unknown): CallRequest {
+  if (!isObject(value)) throw new RpcError(INVALID_CALL_PARAMS);
+  const e = INVALID_CALL_PARAMS;
+  const opt = <T>(key: string, decode: (v: unknown, err: typeof e) => T): T | undefined => {
+    const v = value[key];
+    return v === undefined || v === null ? undefined : decode(v, e);
+  };
+  const input = opt('input', data);
+  const dataField = opt('data', data);
+  if (input !== undefined && dataField !== undefined && Buffer.compare(input, dataField) !== 0) {
+    throw new RpcError(INVALID_CALL_PARAMS);
+  }
+  const call: CallRequest = {
+    from: opt('from', (v, err) => hexBytes(address(v, err))),
+    to: opt('to', (v, err) => hexBytes(address(v, err))),
+    gas: opt('gas', uint64),
+    gasPrice: opt('gasPrice', quantity),
+    maxFeePerGas: opt('maxFeePerGas', quantity),
+    maxPriorityFeePerGas: opt('maxPriorityFeePerGas', quantity),
+    value: opt('value', quantity),
+    data: input ?? dataField,
+    nonce: opt('nonce', uint64),
+    maxFeePerBlobGas: opt('maxFeePerBlobGas', quantity),
+    strict: opt('strict', bool),
+  };
+  const al = value.accessList;
+  if (al !== undefined && al !== null) {
+    if (!Array.isArray(al)) throw new RpcError(e);
+    call.accessList = al.map((item) => {
+      if (!isObject(item)) throw new RpcError(e);
+      const keys = item.storageKeys ?? [];
+      if (!Array.isArray(keys)) throw new RpcError(e);
+      return [hexBytes(address(item.address, e)), keys.map((k) => hexBytes(hash32(k, e)))];
+    });
+  }
+  const hashes = value.blobVersionedHashes;
+  if (hashes !== undefined && hashes !== null) {
+    if (!Array.isArray(hashes)) throw new RpcError(e);
+    call.blobVersionedHashes = hashes.map((h) => hexBytes(hash32(h, e)));
+  }
+  const auths = value.authorizationList;
+  if (auths !== undefined && auths !== null) {
+    if (!Array.isArray(auths)) throw new RpcError(e);
+    call.authorizationList = auths.map((a) => {
+      if (!isObject(a)) throw new RpcError(e);
+      const given = (k: string) => a[k] !== undefined && a[k] !== null;
+      const signed = given('yParity') || given('v') || given('r') || given('s');
+      const item = {
+        chainId: quantity(a.chainId, e),
+        address: hexBytes(address(a.address, e)),
+        nonce: quantity(a.nonce, e),
+      };
+      if (given('authority')) {
+        // A simulation may name the signer instead of signing; not both (Besu refuses that too).
+        if (signed) throw new RpcError(e);
+        return {
+          ...item,
+          ...SIMULATED_AUTHORIZATION_SIGNATURE,
+          authority: hexBytes(address(a.authority, e)),
+        };
+      }
+      return {
+        ...item,
+        yParity: quantity(a.yParity ?? a.v, e),
+        r: quantity(a.r, e),
+        s: quantity(a.s, e),
+      };
+    });
+  }
+  return call;
+}
+
+function slotMap(v: unknown): Array<[Uint8Array, Uint8Array]> {
+  if (!isObject(v)) throw new RpcError(INVALID_CALL_PARAMS);
+  return Object.entries(v).map(([k, val]) => [
+    hexBytes(hash32(k, INVALID_CALL_PARAMS)),
+    hexBytes(hash32(val, INVALID_CALL_PARAMS)),
+  ]);
+}
+
+/** The state override set (third parameter); `undefined` when absent. Malformed: `Invalid call params`, as Besu. */
+export function decodeOverrides(value: unknown): StateOverrides | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value)) throw new RpcError(INVALID_CALL_PARAMS);
+  const out: StateOverrides = new Map();
+  for (const [addr, raw] of Object.entries(value)) {
+    if (!isObject(raw)) throw new RpcError(INVALID_CALL_PARAMS);
+    const o: AccountOverride = {};
+    if (raw.balance !== undefined && raw.balance !== null)
+      o.balance = quantity(raw.balance, INVALID_CALL_PARAMS);
+    if (raw.nonce !== undefined && raw.nonce !== null) o.nonce = uint64(raw.nonce, INVALID_CALL_PARAMS);
+    if (raw.code !== undefined && raw.code !== null) o.code = data(raw.code, INVALID_CALL_PARAMS);
+    if (raw.state !== undefined && raw.state !== null) o.state = slotMap(raw.state);
+    if (raw.stateDiff !== undefined && raw.stateDiff !== null) o.stateDiff = slotMap(raw.stateDiff);
+    if (raw.movePrecompileToAddress !== undefined && raw.movePrecompileToAddress !== null) {
+      o.movePrecompileToAddress = hexBytes(address(raw.movePrecompileToAddress, INVALID_CALL_PARAMS));
+    }
+    out.set(address(addr, INVALID_CALL_PARAMS).toLowerCase(), o);
+  }
+  return out;
+}
+
+/** The call object as a parameter decoder. */
+export const callObject: Decoder<CallRequest> = Object.assign((value: unknown) => decodeCallObject(value), {
+  defaultError: INVALID_CALL_PARAMS,
+});
+
+/** The state override set as a parameter decoder (absent or null: undefined). */
+export const stateOverrides: Decoder<StateOverrides | undefined> = Object.assign(
+  (value: unknown) => decodeOverrides(value),
+  { defaultError: INVALID_CALL_PARAMS },
+);
