@@ -377,6 +377,7 @@ const SAMPLE_TOP_FOLDERS = ['ValidBlocks', 'InvalidBlocks', 'TransitionTests', '
 export const SAMPLE_EXCLUDED: Record<string, string> = {
   'TransitionTests/bcArrowGlacierToParis':
     'merge by terminal total difficulty: the importer does not switch to Paris rules at TTD',
+  'ValidBlocks/bcExploitTest': 'DelegateCallSpam and the like: tens of seconds of EVM work each',
   'GeneralStateTests/stTimeConsuming': 'minutes to hours of EVM work per test',
   'GeneralStateTests/stQuadraticComplexityTest': 'minutes of EVM work per test',
   'GeneralStateTests/stMemoryStressTest': 'large memory expansions, seconds per test',
