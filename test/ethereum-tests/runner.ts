@@ -378,6 +378,7 @@ export const SAMPLE_EXCLUDED: Record<string, string> = {
   'TransitionTests/bcArrowGlacierToParis':
     'merge by terminal total difficulty: the importer does not switch to Paris rules at TTD',
   'ValidBlocks/bcExploitTest': 'DelegateCallSpam and the like: tens of seconds of EVM work each',
+  'GeneralStateTests/stAttackTest': 'ContractCreationSpam: tens of seconds of EVM work',
   'GeneralStateTests/stTimeConsuming': 'minutes to hours of EVM work per test',
   'GeneralStateTests/stQuadraticComplexityTest': 'minutes of EVM work per test',
   'GeneralStateTests/stMemoryStressTest': 'large memory expansions, seconds per test',
