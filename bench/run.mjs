@@ -73,7 +73,13 @@ const opt = parseOptions({
 // ---------------------------------------------------------------------------------------------------
 // Block import through the CLI
 
-const alderArgs = (genesis, dataDir) => [BIN, `--genesis-file=${genesis}`, `--data-path=${dataDir}`];
+// Benchmarked nodes run alone: no P2P listener (two would contend for port 30303).
+const alderArgs = (genesis, dataDir) => [
+  BIN,
+  `--genesis-file=${genesis}`,
+  `--data-path=${dataDir}`,
+  '--p2p-enabled=false',
+];
 
 /**
  * Two figures per chain, medians of `runs` imports into fresh data directories:

@@ -6,32 +6,31 @@ import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { createBlockFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { bytesToHex, createAddressFromString } from '@ethereumjs/util';
+import { bytesToHex } from '@ethereumjs/util';
 import { ChainStore } from './chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './chain/errors.js';
 import { FeeOracle } from './chain/fees.js';
+import { ForkIdService } from './chain/forkId.js';
 import { initGenesis } from './chain/genesis.js';
-import { BlockImporter } from './chain/importer.js';
-import { readBlockFile, writeBlockFile } from './chain/rlpFile.js';
+import { checkBlockFile, readBlockFile, writeBlockFile } from './chain/rlpFile.js';
 import { createCommon, genesisHeaderFields } from './config/genesis.js';
 import type { Config } from './config/types.js';
-import { Clique, cliqueExecutionCommon } from './consensus/clique/index.js';
-import { EthashCaches } from './consensus/ethash/caches.js';
-import { EthashEngine } from './consensus/ethash/engine.js';
-import { createSealVerifier } from './consensus/ethash/seal.js';
+import type { ConsensusEngine, NodeProducer } from './consensus/engine.js';
+import { createConsensusEngine } from './consensus/factory.js';
 import { customCrypto, getKzg } from './crypto/index.js';
 import { loadOrCreateNodeKey } from './crypto/nodeKey.js';
 import { Database } from './db/database.js';
 import { BlockSimulator } from './execution/blockSimulator.js';
+import { BlockImporter } from './execution/importer.js';
 import { CallSimulator } from './execution/simulator.js';
 import { BLOCKS_PER_SEGMENT, LogBloomCache } from './filters/bloomCache.js';
 import { FilterManager, type FilterManagerOptions } from './filters/manager.js';
 import { startGraphQLServer } from './graphql/server.js';
 import { logger, setLogFormat, setLogLevel } from './log.js';
 import { startMetrics } from './metrics/index.js';
-import { BlockBuilder } from './mining/builder.js';
-import { BlockProducer } from './mining/producer.js';
-import { MiningService } from './mining/service.js';
+import { parseEnode } from './p2p/enode.js';
+import { NetworkService } from './p2p/network.js';
+import { readStaticNodes } from './p2p/staticNodes.js';
 import { PluginService } from './plugins/service.js';
 import { createAuth } from './rpc/auth/index.js';
 import { createRpcCaches } from './rpc/caches.js';
@@ -57,6 +56,8 @@ export interface RunningNode {
   readonly ports: { http: number; ws: number };
   /** Stops servers and closes the database; resolves when everything is closed. */
   stop(): Promise<void>;
+  /** Resolves when the node cannot go on (the database cannot be written): the caller stops it. */
+  readonly failure?: Promise<Error>;
 }
 
 export interface ImportOptions {
@@ -102,8 +103,7 @@ export interface ChainContext {
   world: WorldState;
   chain: ChainStore;
   importer: BlockImporter;
-  clique?: Clique;
-  ethashCaches: EthashCaches;
+  engine: ConsensusEngine;
 }
 
 /** Opens the data directory, writing or checking the genesis block. */
@@ -122,21 +122,15 @@ export async function openChain(
     const alloc = new Map<string, GenesisAccount>();
     for (const [address, acc] of config.genesis.alloc) alloc.set(address, acc);
     await initGenesis(chain, world, { header: genesisHeaderFields(config.genesis), alloc });
-    const ethash = config.genesis.config.ethash;
-    const cliqueSpec = config.genesis.config.clique;
-    const clique = cliqueSpec ? new Clique(chain, cliqueSpec) : undefined;
-    // A Clique genesis must list its signers; refuse to start on one that does not.
-    const genesisHeader = chain.getHeaderByNumber(0n);
-    if (clique && genesisHeader) clique.signersAfter(genesisHeader);
-    const ethashCaches = new EthashCaches(join(config.dataPath, 'ethash'));
-    const importer = new BlockImporter(chain, world, {
-      skipPowValidation: opts.skipPowValidation ?? false,
-      fixedDifficulty: ethash?.fixedDifficulty,
-      consensus: clique?.rules,
-      executionCommon: clique ? cliqueExecutionCommon(config.genesis, customCrypto()) : undefined,
-      verifySeal: createSealVerifier(ethashCaches),
+    const engine = createConsensusEngine(config.genesis, {
+      chain,
+      dataPath: config.dataPath,
+      customCrypto: customCrypto(),
     });
-    return { db, common, world, chain, importer, clique, ethashCaches };
+    const importer = new BlockImporter(chain, world, engine, {
+      skipPowValidation: opts.skipPowValidation ?? false,
+    });
+    return { db, common, world, chain, importer, engine };
   } catch (err) {
     await db.close();
     throw err;
@@ -161,8 +155,8 @@ export interface BackendOptions {
 export interface Backend {
   services: Services;
   chain: ChainContext;
-  /** Clique block production when the genesis is Clique (started by `startNode`). */
-  sealer?: BlockProducer;
+  /** This node's block production, from the consensus engine (started by `startNode`). */
+  producer?: NodeProducer;
   /** Stops block production, waits for the importer and closes the database. */
   close(): Promise<void>;
 }
@@ -173,6 +167,9 @@ export interface Backend {
  * servers in front of it; tests build the node's stack with it too.
  */
 export async function createBackend(config: Config, opts: BackendOptions = {}): Promise<Backend> {
+  // Besu keeps its node key in the data directory, creating it on first start. Read before the
+  // database is opened, so a bad key file leaves the data directory untouched.
+  const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
   const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });
   try {
     const txPool = new TxPool(ctx.chain, ctx.world, ctx.common, {
@@ -186,7 +183,7 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
       noLocalPriority: config.txPoolNoLocalPriority,
       miningEnabled: config.minerEnabled,
     });
-    const clique = ctx.clique;
+    const engine = ctx.engine;
     const services: Services = {
       config,
       common: ctx.common,
@@ -195,7 +192,9 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
       importer: ctx.importer,
       clientVersion: opts.clientVersion ?? clientVersion(config),
       networkId: config.networkId,
-      peerCount: () => 0,
+      peerCount: () => services.network?.peerCount ?? 0,
+      syncStatus: () => services.network?.sync.status,
+      endpoints: {},
       fees: new FeeOracle(ctx.chain, {
         gasPriceBlocks: config.apiGasPriceBlocks,
         gasPricePercentile: config.apiGasPricePercentile,
@@ -207,39 +206,45 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
         ctx.chain,
         ctx.world,
         config.rpcGasCap,
-        clique ? (header) => createAddressFromString(clique.proposerOf(header)) : undefined,
+        engine.executionCommon ? (header) => engine.feeRecipient(header) : undefined,
       ),
       blockSimulator: new BlockSimulator(
         ctx.chain,
         ctx.world,
         config.rpcGasCap,
-        clique ? cliqueExecutionCommon(config.genesis, customCrypto()) : undefined,
+        engine.executionCommon?.copy(),
       ),
       ...createRpcCaches(config),
       txPool,
       filters: new FilterManager(ctx.chain, txPool, opts.filters),
-      clique,
+      clique: engine.apis.clique,
     };
+    // The P2P network is built here and started by `startNode`.
+    const network = config.p2pEnabled ? createNetwork(config, ctx, txPool, nodeKey) : undefined;
+    services.network = network;
+    const producer = engine.createProducer?.({
+      config,
+      chain: ctx.chain,
+      importer: ctx.importer,
+      pool: txPool,
+      nodeKey,
+      // Mining and sealing pause while the node is behind its peers.
+      isSyncing: () => network?.isSyncing ?? false,
+    });
+    services.miner = producer?.miner;
     const bloomCache = new LogBloomCache(ctx.chain, config.dataPath);
     bloomCache.start(config.autoLogBloomCachingEnabled);
     services.logBloomCache = bloomCache;
-    // Besu keeps its node key in the data directory, creating it on first start.
-    const nodeKey = loadOrCreateNodeKey(config.nodePrivateKeyFile ?? join(config.dataPath, 'key'));
-    if (config.genesis.config.consensus === 'ethash') {
-      services.miner = createEthashMiner(config, ctx, txPool);
-    }
-    // A Clique node seals whenever its key is a signer, without --miner-enabled (as Besu).
-    const sealer = clique ? createCliqueSealer(config, ctx, clique, txPool, nodeKey) : undefined;
     return {
       services,
       chain: ctx,
-      sealer,
+      producer,
       async close() {
-        await services.miner?.stop();
-        await sealer?.stop();
+        await producer?.stop();
         services.filters?.close();
         await bloomCache.stop();
         await ctx.importer.idle();
+        await engine.close();
         await ctx.db.close();
       },
     };
@@ -258,27 +263,52 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   setLogFormat(config.loggingFormat);
   setLogLevel(config.logging);
   const log = logger('node');
+  // Every file the node reads is checked before the data directory is touched: a bad key, credentials
+  // or public key file stops the start with nothing written.
+  const httpAuth = config.rpcHttpEnabled
+    ? await createAuth({
+        enabled: config.rpcHttpAuthenticationEnabled,
+        credentialsFile: config.rpcHttpAuthenticationCredentialsFile,
+        jwtPublicKeyFile: config.rpcHttpAuthenticationJwtPublicKeyFile,
+        jwtAlgorithm: config.rpcHttpAuthenticationJwtAlgorithm,
+        noAuthMethods: config.rpcHttpApiMethodsNoAuth,
+        transport: 'HTTP',
+      })
+    : undefined;
+  const wsAuth = config.rpcWsEnabled
+    ? await createAuth({
+        enabled: config.rpcWsAuthenticationEnabled,
+        credentialsFile: config.rpcWsAuthenticationCredentialsFile,
+        jwtPublicKeyFile: config.rpcWsAuthenticationJwtPublicKeyFile,
+        jwtAlgorithm: config.rpcWsAuthenticationJwtAlgorithm,
+        noAuthMethods: config.rpcWsApiMethodsNoAuth,
+        transport: 'WS',
+      })
+    : undefined;
   const backend = await createBackend(config);
-  const { services, sealer } = backend;
+  const { services, producer } = backend;
+  const { network } = services;
   const ctx = backend.chain;
   const head = ctx.chain.head();
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];
-  const endpoints: Record<string, { host: string; port: number }> = {};
-  services.endpoints = endpoints;
   const ports = { http: 0, ws: 0 };
   try {
+    if (network) {
+      await network.start();
+      closers.push(() => network.stop());
+      services.endpoints.p2p = { host: network.host.advertisedHost, port: network.host.ports.listener };
+    }
     const metrics = await startMetrics(config, {
       chain: ctx.chain,
       importer: ctx.importer,
       txPool: services.txPool,
       peerCount: services.peerCount,
-      // No P2P networking yet: the node accepts no peer.
-      peerLimit: () => 0,
+      peerLimit: () => (services.network ? config.maxPeers : 0),
     });
     closers.push(() => metrics.close());
     services.metrics = metrics.service;
-    if (metrics.endpoint) endpoints.metrics = metrics.endpoint;
+    if (metrics.endpoint) services.endpoints.metrics = metrics.endpoint;
     const plugins = new PluginService({
       chain: ctx.chain,
       world: ctx.world,
@@ -295,15 +325,8 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     services.plugins = plugins;
     closers.push(() => plugins.stop());
     const methods = metrics.instrument([...allMethods, ...pluginRpcMethods(plugins.methods())]);
-    if (config.rpcHttpEnabled) {
-      const auth = await createAuth({
-        enabled: config.rpcHttpAuthenticationEnabled,
-        credentialsFile: config.rpcHttpAuthenticationCredentialsFile,
-        jwtPublicKeyFile: config.rpcHttpAuthenticationJwtPublicKeyFile,
-        jwtAlgorithm: config.rpcHttpAuthenticationJwtAlgorithm,
-        noAuthMethods: config.rpcHttpApiMethodsNoAuth,
-        transport: 'HTTP',
-      });
+    if (httpAuth !== undefined) {
+      const auth = httpAuth;
       const dispatcher = createDispatcher({
         methods,
         enabledGroups: config.rpcHttpApi,
@@ -324,23 +347,17 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       });
       ports.http = http.port;
       log.info(`JSON-RPC HTTP service started on ${config.rpcHttpHost}:${http.port}`);
-      endpoints.jsonrpc = { host: config.rpcHttpHost, port: http.port };
+      services.endpoints.jsonrpc = { host: config.rpcHttpHost, port: http.port };
       closers.push(() => http.close());
     }
-    if (config.rpcWsEnabled) {
-      const auth = await createAuth({
-        enabled: config.rpcWsAuthenticationEnabled,
-        credentialsFile: config.rpcWsAuthenticationCredentialsFile,
-        jwtPublicKeyFile: config.rpcWsAuthenticationJwtPublicKeyFile,
-        jwtAlgorithm: config.rpcWsAuthenticationJwtAlgorithm,
-        noAuthMethods: config.rpcWsApiMethodsNoAuth,
-        transport: 'WS',
-      });
+    if (wsAuth !== undefined) {
+      const auth = wsAuth;
       const subscriptions = new SubscriptionManager(
         chainSubscriptionSource(
           ctx.chain,
           (block, full) => blockAnswerOf(services, block, full).json,
           services.txPool,
+          network,
         ),
       );
       const dispatcher = createDispatcher({
@@ -363,7 +380,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       });
       ports.ws = ws.port;
       log.info(`JSON-RPC WebSocket service started on ${config.rpcWsHost}:${ws.port}`);
-      endpoints.ws = { host: config.rpcWsHost, port: ws.port };
+      services.endpoints.ws = { host: config.rpcWsHost, port: ws.port };
       closers.push(async () => {
         await ws.close();
         subscriptions.close();
@@ -379,6 +396,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
         maxRequestContentLength: config.rpcHttpMaxRequestContentLength,
       });
       log.info(`GraphQL HTTP service started on ${config.graphqlHttpHost}:${graphql.port}`);
+      services.endpoints.graphQL = { host: config.graphqlHttpHost, port: graphql.port };
       closers.push(() => graphql.close());
     }
   } catch (err) {
@@ -386,6 +404,13 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     await backend.close();
     throw err;
   }
+  // No space or no permission to write: stop rather than retry for ever; committed blocks stay.
+  const failure = new Promise<Error>((resolve) => {
+    ctx.db.onWriteFailure((err) => {
+      log.fatal({ err: err.message }, 'Database write failed; stopping the node');
+      resolve(err);
+    });
+  });
   try {
     await services.plugins?.start();
   } catch (err) {
@@ -393,57 +418,45 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     await backend.close();
     throw err;
   }
-  if (config.minerEnabled) services.miner?.start();
-  sealer?.start();
+  producer?.start();
   return {
+    failure,
     services,
     ports,
     async stop() {
-      await services.miner?.stop();
-      await sealer?.stop();
+      await producer?.stop();
       for (const close of closers.reverse()) await close();
       await backend.close();
     },
   };
 }
 
-/** Clique block production: the shared builder and producer driving the Clique engine with the node key. */
-function createCliqueSealer(
-  config: Config,
-  ctx: ChainContext,
-  clique: Clique,
-  pool: TxPool,
-  nodeKey: Uint8Array,
-): BlockProducer {
-  const engine = clique.engine(nodeKey, config.minerExtraData);
-  logger('clique').info({ signer: engine.signer }, 'Clique signer address of the node key');
-  const builder = new BlockBuilder(ctx.chain, ctx.importer, pool, {
-    minGasPrice: () => config.minGasPrice,
-    minPriorityFee: () => config.minPriorityFee,
-    targetGasLimit: () => config.targetGasLimit,
+/** The P2P network: host, eth protocol, sync and gossip, from the P2P options and static-nodes.json. */
+function createNetwork(config: Config, ctx: ChainContext, pool: TxPool, nodeKey: Uint8Array): NetworkService {
+  const genesisHash = ctx.chain.genesisHash() as Uint8Array;
+  const wildcard = config.p2pInterface === '0.0.0.0' || config.p2pInterface === '::';
+  const consensus = config.genesis.config.consensus;
+  // NONE and AUTO both advertise --p2p-host (or the interface): AUTO finds no UPnP or Docker NAT to ask.
+  logger('network').debug({ natMethod: config.natMethod }, 'NAT method');
+  return new NetworkService({
+    privateKey: nodeKey,
+    clientId: clientVersion(config),
+    listenHost: config.p2pInterface,
+    listenPort: config.p2pPort,
+    advertisedHost: config.p2pHost ?? (wildcard ? '127.0.0.1' : config.p2pInterface),
+    maxPeers: config.maxPeers,
+    discovery: config.discoveryEnabled,
+    bootnodes: config.bootnodes.map((b) => parseEnode(b)),
+    staticNodes: readStaticNodes(join(config.dataPath, 'static-nodes.json')),
+    common: ctx.common,
+    chain: ctx.chain,
+    importer: ctx.importer,
+    forkIds: ForkIdService.of(genesisHash, config.genesis),
+    networkId: config.networkId,
+    pool,
+    ethVersions: [68],
+    propagateBlocks: consensus === 'ethash' || consensus === 'clique',
   });
-  return new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('clique'));
-}
-
-/** Proof-of-work block production: the shared builder and producer driving the Ethash engine. */
-function createEthashMiner(config: Config, ctx: ChainContext, pool: TxPool): MiningService {
-  const settings = {
-    minGasPrice: config.minGasPrice,
-    minPriorityFee: config.minPriorityFee,
-    targetGasLimit: config.targetGasLimit,
-  };
-  const engine = new EthashEngine(ctx.common, ctx.ethashCaches, {
-    coinbase: config.minerCoinbase ? createAddressFromString(config.minerCoinbase) : undefined,
-    extraData: config.minerExtraData,
-    fixedDifficulty: config.genesis.config.ethash?.fixedDifficulty,
-  });
-  const builder = new BlockBuilder(ctx.chain, ctx.importer, pool, {
-    minGasPrice: () => settings.minGasPrice,
-    minPriorityFee: () => settings.minPriorityFee,
-    targetGasLimit: () => settings.targetGasLimit,
-  });
-  const producer = new BlockProducer(ctx.chain, ctx.importer, builder, engine, logger('miner'));
-  return new MiningService(producer, engine, settings, pool);
 }
 
 export async function importBlocks(
@@ -454,6 +467,8 @@ export async function importBlocks(
   setLogFormat(config.loggingFormat);
   setLogLevel(config.logging);
   const log = logger('import');
+  // A file that is not blocks is refused before the data directory is opened.
+  for (const file of files) checkBlockFile(file);
   const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });
   let imported = 0;
   let skipped = 0;

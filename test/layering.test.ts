@@ -40,15 +40,7 @@ const ADAPTERS = new Set(['rpc/', 'graphql/', 'engine/']);
  * Violations that exist today, each to be removed from this list by the change that fixes it (the
  * test fails while a listed one is gone, and on any one not listed).
  */
-const TOLERATED: readonly string[] = [
-  // chain/'s importer reaches up into execution/ (block execution moves to execution/'s BlockProcessor).
-  'above: chain/importer.ts → execution/commonLookups.ts',
-  // The engines implement mining/'s engine interface while mining/ names ethash's engine type
-  // (the ConsensusEngine seam in consensus/ removes the back edge).
-  'same-rank cycle: consensus/ ⇄ mining/',
-  // The simulator and the authorization (EIP-7702) helpers import each other.
-  'file cycle: execution/authorizations.ts ⇄ execution/simulator.ts',
-];
+const TOLERATED: readonly string[] = [];
 
 interface Edge {
   from: string;

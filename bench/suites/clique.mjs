@@ -126,6 +126,7 @@ async function main() {
       BIN,
       gen,
       `--data-path=${dataPath}`,
+      '--p2p-enabled=false',
       '--rpc-http-enabled',
       '--rpc-http-host=127.0.0.1',
       `--rpc-http-port=${port}`,

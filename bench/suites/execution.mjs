@@ -171,6 +171,7 @@ async function main() {
       BIN,
       `--genesis-file=${genesisPath}`,
       `--data-path=${dataDir}`,
+      '--p2p-enabled=false',
       '--rpc-http-enabled',
       `--rpc-http-port=${port}`,
       '--logging=WARN',

@@ -337,6 +337,7 @@ async function startAlder(work, profileDir) {
     BIN,
     '--network=dev',
     `--data-path=${data}`,
+    '--p2p-enabled=false',
     '--miner-enabled',
     `--miner-coinbase=${COINBASE}`,
     '--rpc-http-enabled',

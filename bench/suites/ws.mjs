@@ -261,6 +261,7 @@ async function startAlder(work, extra = []) {
     BIN,
     '--network=dev',
     `--data-path=${dir}`,
+    '--p2p-enabled=false',
     '--rpc-http-enabled',
     '--rpc-http-host=127.0.0.1',
     `--rpc-http-port=${http}`,

@@ -3,12 +3,18 @@
  * bytes; a truncated or malformed tail is reported with its byte offset.
  */
 import { closeSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { RLP } from '@ethereumjs/rlp';
+
+/** A block file that cannot be read as blocks; the message names the file and the byte offset. */
+export class BlockFileError extends Error {
+  override name = 'BlockFileError';
+}
 
 /** Length of the RLP item starting at `buf[0]`, or undefined when more bytes are needed. */
 function itemLength(buf: Uint8Array, offset: number, available: number): number | undefined {
   if (available < 1) return undefined;
   const b = buf[offset];
-  if (b < 0xc0) throw new Error(`expected an RLP list, found byte 0x${b.toString(16)}`);
+  if (b < 0xc0) throw new Error(`expected an RLP list, found byte 0x${b.toString(16).padStart(2, '0')}`);
   if (b <= 0xf7) return 1 + (b - 0xc0);
   const lenOfLen = b - 0xf7;
   if (available < 1 + lenOfLen) return undefined;
@@ -18,8 +24,16 @@ function itemLength(buf: Uint8Array, offset: number, available: number): number 
 }
 
 export function* readBlockFile(path: string): Generator<{ rlp: Uint8Array; offset: number }> {
-  const size = statSync(path).size;
-  const fd = openSync(path, 'r');
+  let size: number;
+  let fd: number;
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile()) throw new Error('not a regular file');
+    size = stat.size;
+    fd = openSync(path, 'r');
+  } catch (err) {
+    throw new BlockFileError(`${path}: cannot read the block file: ${(err as Error).message}`);
+  }
   try {
     let buf = new Uint8Array(Math.min(Math.max(size, 1), 16 << 20));
     let start = 0; // offset in buf of the next unread byte
@@ -28,7 +42,11 @@ export function* readBlockFile(path: string): Generator<{ rlp: Uint8Array; offse
     let eof = false;
     for (;;) {
       let len: number | undefined;
-      if (end > start) len = itemLength(buf, start, end - start);
+      try {
+        if (end > start) len = itemLength(buf, start, end - start);
+      } catch (err) {
+        throw new BlockFileError(`${path}: not block RLP at byte ${fileOffset}: ${(err as Error).message}`);
+      }
       if (len !== undefined && end - start >= len) {
         yield { rlp: buf.slice(start, start + len), offset: fileOffset };
         start += len;
@@ -36,7 +54,7 @@ export function* readBlockFile(path: string): Generator<{ rlp: Uint8Array; offse
         continue;
       }
       if (eof) {
-        if (end > start) throw new Error(`${path}: truncated block data at byte ${fileOffset}`);
+        if (end > start) throw new BlockFileError(`${path}: truncated block data at byte ${fileOffset}`);
         return;
       }
       // Need more bytes: compact and grow if needed.
@@ -57,6 +75,29 @@ export function* readBlockFile(path: string): Generator<{ rlp: Uint8Array; offse
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Reads the whole file once and checks that it is a sequence of blocks in shape (each item a list
+ * whose first element, the header, is a list), so a bad file is refused before anything is written.
+ * Returns the number of blocks. Block contents are checked later, by the importer.
+ */
+export function checkBlockFile(path: string): number {
+  let count = 0;
+  for (const { rlp, offset } of readBlockFile(path)) {
+    let decoded: unknown;
+    try {
+      decoded = RLP.decode(rlp);
+    } catch (err) {
+      throw new BlockFileError(
+        `${path}: malformed RLP in the block at byte ${offset}: ${(err as Error).message}`,
+      );
+    }
+    if (!Array.isArray(decoded) || decoded.length < 2 || !Array.isArray(decoded[0]))
+      throw new BlockFileError(`${path}: the item at byte ${offset} is not a block (header, transactions…)`);
+    count++;
+  }
+  return count;
 }
 
 export function writeBlockFile(path: string, blocks: Iterable<Uint8Array>): number {

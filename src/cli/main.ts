@@ -6,11 +6,14 @@
  *   alder [options] blocks export --to=FILE [--start-block=N] [--end-block=M]
  *   alder [options] operator generate-log-bloom-cache [--start-block=N] [--end-block=M]
  *   alder password hash --password=PASSWORD          print a bcrypt hash for a credentials file
+ *   alder [options] public-key export [--to=FILE]    the node key's public key (the enode id)
+ *   alder [options] public-key export-address [--to=FILE]
  *
  * Errors print one line on stderr and exit non-zero; the stack trace only with --logging=DEBUG
  * (or TRACE, ALL).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, resolveConfig } from '../config/load.js';
 import {
@@ -90,7 +93,7 @@ function buildProgram(io: CliIo, pluginArgs: ReadonlyMap<string, string>): Comma
     if (cmd.args[0] === 'help') program.help();
     if (cmd.args.length > 0) {
       throw new ConfigError(
-        `Unknown command '${cmd.args[0]}' (commands: blocks, operator, password; see alder --help)`,
+        `Unknown command '${cmd.args[0]}' (commands: blocks, operator, password, public-key; see alder --help)`,
       );
     }
     await runNode(config(), io, pluginArgs);
@@ -226,13 +229,41 @@ function buildProgram(io: CliIo, pluginArgs: ReadonlyMap<string, string>): Comma
       io.stdout.write(`${await io.hashPassword(opts.password)}\n`);
     });
 
+  const publicKey = program
+    .command('public-key')
+    .description("The node key's public key or address")
+    .exitOverride()
+    .allowExcessArguments(false);
+  const exportKey = (what: 'key' | 'address') => async (opts: { to?: string }) => {
+    const cfg = config();
+    const { loadOrCreateNodeKey, nodeAddress, nodePublicKey } = await import('../crypto/nodeKey.js');
+    const key = loadOrCreateNodeKey(cfg.nodePrivateKeyFile ?? join(cfg.dataPath, 'key'));
+    const text = what === 'key' ? `0x${Buffer.from(nodePublicKey(key)).toString('hex')}` : nodeAddress(key);
+    if (opts.to) writeFileSync(opts.to, text);
+    else io.stdout.write(`${text}\n`);
+  };
+  publicKey
+    .command('export')
+    .description('Print the public key of the node key (the enode id), or write it to a file')
+    .addOption(new Option('--to <FILE>', 'File to write the public key to instead of standard output'))
+    .exitOverride()
+    .action(exportKey('key'));
+  publicKey
+    .command('export-address')
+    .description('Print the address of the node key, or write it to a file')
+    .addOption(new Option('--to <FILE>', 'File to write the address to instead of standard output'))
+    .exitOverride()
+    .action(exportKey('address'));
+
   return program;
 }
 
 async function runNode(config: Config, io: CliIo, pluginArgs: ReadonlyMap<string, string>): Promise<void> {
   const node = await io.startNode(config, pluginArgs.size > 0 ? { pluginArgs } : undefined);
-  await io.waitForShutdown();
+  const stopped = io.waitForShutdown().then(() => undefined);
+  const failure = await (node.failure ? Promise.race([stopped, node.failure]) : stopped);
   await node.stop();
+  if (failure !== undefined) throw failure;
 }
 
 async function importWithProgress(

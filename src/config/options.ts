@@ -85,7 +85,7 @@ export class OptionValueError extends Error {}
 const opt = <K extends OptionField>(spec: OptionSpec<K>): OptionSpec => spec as unknown as OptionSpec;
 
 // Why options are refused (see `OptionSpec.unavailable`).
-const P2P: Unavailable = { reason: 'P2P networking is not available yet' };
+const GRAPHQL: Unavailable = { reason: 'GraphQL is not available yet' };
 const ENGINE: Unavailable = { reason: 'the engine API is not available yet' };
 const PRIVACY: Unavailable = { reason: 'private transactions are not available yet' };
 
@@ -284,28 +284,25 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: true,
     help: 'Enable peer-to-peer networking',
     section: 'P2P',
-    unavailable: { ...P2P, alsoAccepts: 'any' },
   }),
   opt({
     name: '--p2p-host',
     type: 'string',
     field: 'p2pHost',
     default: undefined,
-    defaultText: 'detected local address',
-    help: 'Host advertised to peers',
+    defaultText: 'the P2P interface, or 127.0.0.1 when that is 0.0.0.0',
+    help: 'Host advertised to peers in the enode URL',
     section: 'P2P',
     label: '<HOST>',
-    unavailable: P2P,
   }),
   opt({
     name: '--p2p-interface',
     type: 'string',
     field: 'p2pInterface',
-    default: '0.0.0.0',
-    help: 'Network interface the P2P listener binds to',
+    default: '127.0.0.1',
+    help: 'Network interface the P2P listener and discovery bind to (0.0.0.0 for every interface; the loopback by default, so a node joins other hosts only when told to)',
     section: 'P2P',
     label: '<HOST>',
-    unavailable: P2P,
   }),
   opt({
     name: '--p2p-port',
@@ -315,7 +312,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'P2P listening port (TCP and UDP)',
     section: 'P2P',
     ...PORT,
-    unavailable: P2P,
   }),
   opt({
     name: '--discovery-enabled',
@@ -324,7 +320,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: true,
     help: 'Enable peer discovery',
     section: 'P2P',
-    unavailable: { ...P2P, alsoAccepts: 'any' },
   }),
   opt({
     name: '--bootnodes',
@@ -335,7 +330,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Enode URLs of the nodes to bootstrap discovery from',
     section: 'P2P',
     label: '<ENODE>[,<ENODE>...]',
-    unavailable: { ...P2P, alsoAccepts: [[]] },
   }),
   opt({
     name: '--max-peers',
@@ -347,18 +341,20 @@ export const OPTIONS: readonly OptionSpec[] = [
     section: 'P2P',
     label: '<INTEGER>',
     min: 0,
-    unavailable: { ...P2P, alsoAccepts: [0] },
   }),
   opt({
     name: '--nat-method',
     type: 'enum',
     field: 'natMethod',
     default: 'AUTO',
-    help: 'How the node finds its external address: UPNP, DOCKER, AUTO, NONE',
+    help: 'How the node finds the address it advertises: NONE (the --p2p-host) or AUTO (the same, as no NAT manager is detected); UPNP and DOCKER are refused',
     section: 'P2P',
     label: '<NAT METHOD>',
     choices: ['UPNP', 'DOCKER', 'AUTO', 'NONE'],
-    unavailable: { ...P2P, alsoAccepts: ['NONE'] },
+    check: (v) =>
+      v === 'UPNP' || v === 'DOCKER'
+        ? `NAT method ${v} is not available in Alder (supported: NONE, AUTO)`
+        : undefined,
   }),
 
   // --- JSON-RPC over HTTP
@@ -424,7 +420,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     type: 'int',
     field: 'rpcHttpMaxActiveConnections',
     default: 80,
-    help: 'Maximum number of open HTTP connections',
+    help: 'Maximum number of HTTP requests served at once; more wait in a queue of 10 times this, then 503',
     section: 'JSON-RPC over HTTP',
     label: '<INTEGER>',
     min: 0,
@@ -548,7 +544,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     type: 'int',
     field: 'rpcWsMaxActiveConnections',
     default: 80,
-    help: 'Maximum number of open WebSocket connections',
+    help: 'Maximum number of open WebSocket connections; more upgrades wait in a queue of 10 times this, then 503',
     section: 'JSON-RPC over WebSocket',
     label: '<INTEGER>',
     min: 0,

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { publicKeyOf } from './index.js';
+import { keccak256, publicKeyOf } from './index.js';
 
 export class NodeKeyError extends Error {
   constructor(message: string) {
@@ -24,7 +24,13 @@ function validKey(key: Uint8Array): boolean {
 /** Reads the key at `file`, or creates one there (mode 0600) when the file does not exist. */
 export function loadOrCreateNodeKey(file: string): Uint8Array {
   if (existsSync(file)) {
-    const line = (readFileSync(file, 'utf8').split(/\r?\n/)[0] ?? '').trim();
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new NodeKeyError(`Node key file ${file} cannot be read: ${(err as Error).message}`);
+    }
+    const line = (text.split(/\r?\n/)[0] ?? '').trim();
     const hex = line.startsWith('0x') || line.startsWith('0X') ? line.slice(2) : line;
     if (!/^[0-9a-fA-F]{64}$/.test(hex)) {
       throw new NodeKeyError(`Node key file ${file} does not hold a 32-byte hex private key`);
@@ -45,4 +51,9 @@ export function loadOrCreateNodeKey(file: string): Uint8Array {
 /** The 64-byte public key (uncompressed, without the 0x04 prefix). */
 export function nodePublicKey(privateKey: Uint8Array): Uint8Array {
   return publicKeyOf(privateKey).subarray(1);
+}
+
+/** The address of the node key (`0x` + 40 lowercase hex digits), e.g. its Clique signer address. */
+export function nodeAddress(privateKey: Uint8Array): string {
+  return `0x${Buffer.from(keccak256(nodePublicKey(privateKey)).subarray(12)).toString('hex')}`;
 }

@@ -3,9 +3,158 @@
  * All writes that belong together (a block, its receipts, indexes, state nodes and the new head)
  * go through one `WriteBatch` committed in a single LMDB transaction, so a reader never sees half
  * of a block and a killed process restarts with everything it had committed.
+ *
+ * One process writes a data directory at a time: opening takes `alder.lock` in the database folder (a
+ * file created exclusively, holding the owner's PID). A lock whose process no longer runs — left by a
+ * SIGKILL or a crash — is taken over; a live owner makes the open fail with `DatabaseInUseError`.
+ * A commit that fails for lack of space (LMDB map full, disk full) or permission throws
+ * `StorageWriteError`: nothing of that batch is written, and what was committed before stays.
  */
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Database as LmdbDb, open, type RootDatabase } from 'lmdb';
+
+export const LOCK_FILE = 'alder.lock';
+
+/** Another live process holds the data directory. */
+export class DatabaseInUseError extends Error {
+  override name = 'DatabaseInUseError';
+  constructor(
+    readonly path: string,
+    readonly ownerPid: number,
+  ) {
+    super(
+      `Data directory ${path} is in use by another Alder process (pid ${ownerPid}); stop it first or choose another --data-path`,
+    );
+  }
+}
+
+/** The database cannot be opened or written (no space, no permission, map full). */
+export class StorageWriteError extends Error {
+  override name = 'StorageWriteError';
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Cannot write to the database in ${path}: ${reason}`, options);
+  }
+}
+
+/** A readable cause for a failed LMDB write or open. */
+function storageReason(err: unknown): string | undefined {
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e?.code === 'string' ? e.code : '';
+  const message = typeof e?.message === 'string' ? e.message : '';
+  if (code === 'MDB_MAP_FULL' || /MDB_MAP_FULL|map ?size|environment mapsize/i.test(message))
+    return 'the database reached its maximum size (LMDB map full)';
+  if (code === 'ENOSPC' || /ENOSPC|No space left/i.test(message)) return 'no space left on the device';
+  if (
+    code === 'EACCES' ||
+    code === 'EPERM' ||
+    code === 'EROFS' ||
+    /EACCES|EROFS|Permission denied|read-only/i.test(message)
+  )
+    return 'permission denied or read-only file system';
+  if (/MDB_PANIC|MDB_TXN_FULL|Input\/output error|EIO/i.test(message)) return message;
+  return undefined;
+}
+
+function freeBytes(path: string): number {
+  try {
+    const fs = statfsSync(path);
+    return fs.bavail * fs.bsize;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
+/** Lock files held by this process, by path, with how many open databases use each. */
+const heldLocks = new Map<string, number>();
+let exitHookInstalled = false;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as { code?: string }).code === 'EPERM';
+  }
+}
+
+function acquireLock(dir: string): string {
+  const lockPath = join(dir, LOCK_FILE);
+  const held = heldLocks.get(lockPath);
+  if (held !== undefined) {
+    heldLocks.set(lockPath, held + 1);
+    return lockPath;
+  }
+  for (let attempt = 0; ; attempt++) {
+    let fd: number;
+    try {
+      fd = openSync(lockPath, 'wx');
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code !== 'EEXIST') {
+        const reason = storageReason(err) ?? (err as Error).message;
+        throw new StorageWriteError(dir, reason, { cause: err });
+      }
+      let owner = Number.NaN;
+      try {
+        owner = Number.parseInt(readFileSync(lockPath, 'utf8').trim(), 10);
+      } catch {
+        // vanished or unreadable: treat as stale
+      }
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && processAlive(owner))
+        throw new DatabaseInUseError(dir, owner);
+      if (attempt >= 2) throw new DatabaseInUseError(dir, owner);
+      // Stale: its process is gone.
+      try {
+        unlinkSync(lockPath);
+      } catch {
+        // another process took it over meanwhile; the next attempt sees its PID
+      }
+      continue;
+    }
+    try {
+      writeSync(fd, `${process.pid}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    heldLocks.set(lockPath, 1);
+    if (!exitHookInstalled) {
+      exitHookInstalled = true;
+      process.once('exit', () => {
+        for (const path of heldLocks.keys()) removeLock(path);
+      });
+    }
+    return lockPath;
+  }
+}
+
+function removeLock(lockPath: string): void {
+  try {
+    if (readFileSync(lockPath, 'utf8').trim() === String(process.pid)) unlinkSync(lockPath);
+  } catch {
+    // already gone
+  }
+}
+
+function releaseLock(lockPath: string): void {
+  const held = heldLocks.get(lockPath);
+  if (held === undefined) return;
+  if (held > 1) {
+    heldLocks.set(lockPath, held - 1);
+    return;
+  }
+  heldLocks.delete(lockPath);
+  removeLock(lockPath);
+}
+
+export interface DatabaseOptions {
+  /** Largest size the LMDB file may grow to, in bytes (default 1 TiB of address space). */
+  mapSize?: number;
+}
 
 export const STORES = [
   'headers', // block hash → header RLP
@@ -39,20 +188,44 @@ export class WriteBatch {
 export class Database {
   private readonly root: RootDatabase;
   private readonly stores: Record<StoreName, LmdbDb<Uint8Array, Uint8Array>>;
+  private lockPath: string | undefined;
+  private readonly failureListeners: Array<(err: StorageWriteError) => void> = [];
 
-  private constructor(root: RootDatabase, stores: Record<StoreName, LmdbDb<Uint8Array, Uint8Array>>) {
+  private constructor(
+    readonly path: string,
+    root: RootDatabase,
+    stores: Record<StoreName, LmdbDb<Uint8Array, Uint8Array>>,
+    lockPath: string,
+  ) {
     this.root = root;
     this.stores = stores;
+    this.lockPath = lockPath;
   }
 
-  static open(path: string): Database {
-    mkdirSync(path, { recursive: true });
-    const root = open({ path, maxDbs: STORES.length + 4, mapSize: 2 ** 40 });
-    const stores = {} as Record<StoreName, LmdbDb<Uint8Array, Uint8Array>>;
-    for (const name of STORES) {
-      stores[name] = root.openDB<Uint8Array, Uint8Array>({ name, encoding: 'binary', keyEncoding: 'binary' });
+  static open(path: string, options: DatabaseOptions = {}): Database {
+    try {
+      mkdirSync(path, { recursive: true });
+    } catch (err) {
+      throw new StorageWriteError(path, storageReason(err) ?? (err as Error).message, { cause: err });
     }
-    return new Database(root, stores);
+    const lockPath = acquireLock(path);
+    try {
+      const root = open({ path, maxDbs: STORES.length + 4, mapSize: options.mapSize ?? 2 ** 40 });
+      const stores = {} as Record<StoreName, LmdbDb<Uint8Array, Uint8Array>>;
+      for (const name of STORES) {
+        stores[name] = root.openDB<Uint8Array, Uint8Array>({
+          name,
+          encoding: 'binary',
+          keyEncoding: 'binary',
+        });
+      }
+      return new Database(path, root, stores, lockPath);
+    } catch (err) {
+      releaseLock(lockPath);
+      const reason = storageReason(err);
+      if (reason !== undefined) throw new StorageWriteError(path, reason, { cause: err });
+      throw err;
+    }
   }
 
   get(store: StoreName, key: Uint8Array): Uint8Array | undefined {
@@ -67,13 +240,29 @@ export class Database {
   /** Applies every write of the batch in one LMDB transaction. */
   commit(batch: WriteBatch): void {
     if (batch.size === 0) return;
-    this.root.transactionSync(() => {
-      for (const op of batch.ops) {
-        const db = this.stores[op.store];
-        if (op.value === undefined) db.removeSync(op.key);
-        else db.putSync(op.key, op.value);
-      }
-    });
+    try {
+      this.root.transactionSync(() => {
+        for (const op of batch.ops) {
+          const db = this.stores[op.store];
+          if (op.value === undefined) db.removeSync(op.key);
+          else db.putSync(op.key, op.value);
+        }
+      });
+    } catch (err) {
+      let reason = storageReason(err);
+      if (reason === undefined) throw err;
+      // LMDB reports a write that ran out of space as an I/O error: say which it was.
+      if (!reason.includes('space') && freeBytes(this.path) < 4 * 1024 * 1024)
+        reason = `no space left on the device (${reason})`;
+      const failure = new StorageWriteError(this.path, reason, { cause: err });
+      for (const listener of this.failureListeners) listener(failure);
+      throw failure;
+    }
+  }
+
+  /** Called on every commit that fails for lack of space or permission (the node stops on it). */
+  onWriteFailure(listener: (err: StorageWriteError) => void): void {
+    this.failureListeners.push(listener);
   }
 
   /** Iterates keys of a store in order, from `start` (inclusive) to `end` (exclusive). */
@@ -88,7 +277,12 @@ export class Database {
   }
 
   async close(): Promise<void> {
-    await this.root.close();
+    try {
+      await this.root.close();
+    } finally {
+      if (this.lockPath !== undefined) releaseLock(this.lockPath);
+      this.lockPath = undefined;
+    }
   }
 }
 

@@ -24,7 +24,7 @@ import {
   SECP256K1_ORDER_DIV_2,
 } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import type { AuthorizationItem } from './simulator.js';
+import type { AuthorizationItem } from './callTypes.js';
 
 const DELEGATION_PREFIX = Uint8Array.of(0xef, 0x01, 0x00);
 const ZERO_ADDRESS = new Uint8Array(20);

@@ -11,26 +11,22 @@
  */
 import { Block, type BlockHeader, createBlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { type EVM, getActivePrecompiles, type PrecompileFunc } from '@ethereumjs/evm';
-import {
-  createBlob4844Tx,
-  createEOACode7702Tx,
-  createFeeMarket1559Tx,
-  createLegacyTx,
-  paramsTx,
-  type TypedTransaction,
-} from '@ethereumjs/tx';
-import { Account, Address, bytesToHex, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util';
+import { type EVM, getActivePrecompiles } from '@ethereumjs/evm';
+import { paramsTx, type TypedTransaction } from '@ethereumjs/tx';
+import { Account, Address, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util';
 import { buildBlock, createVM, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { WorldState } from '../state/worldState.js';
 import { armAuthorizations } from './authorizations.js';
+import { buildCallTransaction, type CallTxFields } from './callTransaction.js';
+import type { CallRequest, StateOverrides } from './callTypes.js';
+import { openOverlayState } from './overlayStore.js';
 import {
-  type AccountOverride,
-  type CallRequest,
-  openOverlayState,
-  type StateOverrides,
-} from './simulator.js';
+  applyStateOverrides,
+  InvalidOverrideError,
+  installPrecompiles,
+  resolvePrecompiles,
+} from './stateOverrides.js';
 import { type TracedLog, TransferTracer } from './transferTracer.js';
 import { TrieLogRecorder } from './trieLog.js';
 
@@ -112,6 +108,8 @@ const MAX_BLOCKS = 256n;
 const TIMESTAMP_INCREMENT = 12n;
 const UINT64_MAX = (1n << 64n) - 1n;
 const ZERO_ADDRESS = new Uint8Array(20);
+/** Simulated blocks encode their transactions with a zero signature. */
+const UNSIGNED = { v: 0n, r: 0n, s: 0n };
 /** Transactions built here may carry any gas; the EIP-7825 cap does not bind simulations. */
 const TX_PARAMS = {
   ...paramsTx,
@@ -202,35 +200,6 @@ function planBlocks(base: BlockHeader, blocks: SimBlockRequest[]): PlannedBlock[
     prevTime = time;
   }
   return out;
-}
-
-function addressKey(a: Uint8Array): string {
-  return Buffer.from(a.buffer, a.byteOffset, a.length).toString('hex');
-}
-
-/** EIP-2929 warmth follows the fork's precompile addresses, whatever overrides moved. */
-function keepForkWarmSet(
-  evm: EVM,
-  forkPrecompiles: ReadonlySet<string>,
-  movedTo: ReadonlySet<string>,
-): () => void {
-  const journal = evm.journal as unknown as {
-    addAlwaysWarmAddress(address: string, addToAccessList?: boolean): void;
-  };
-  const original = journal.addAlwaysWarmAddress.bind(journal);
-  let primed = false;
-  journal.addAlwaysWarmAddress = (address: string, addToAccessList?: boolean) => {
-    const key = address.startsWith('0x') ? address.slice(2) : address;
-    if (!primed) {
-      primed = true;
-      for (const p of forkPrecompiles) original(p, addToAccessList);
-    }
-    if (movedTo.has(key) && !forkPrecompiles.has(key)) return;
-    original(address, addToAccessList);
-  };
-  return () => {
-    primed = false;
-  };
 }
 
 export class BlockSimulator {
@@ -337,16 +306,16 @@ export class BlockSimulator {
           });
           const provisional = createBlockHeader(headerData, { common, setHardfork: false });
 
-          // Precompiles: the fork's, with this block's moves and code overrides.
-          const forkPrecompiles = getActivePrecompiles(common);
-          const active = new Map<string, PrecompileFunc>(forkPrecompiles);
-          const movedTo = new Set<string>();
-          if (plan.request.stateOverrides) {
-            applyPrecompileMoves(plan.request.stateOverrides, forkPrecompiles, active, movedTo);
-            await applyStateOverrides(state, plan.request.stateOverrides);
+          // Precompiles: the fork's, with this block's moves.
+          let precompiles: ReturnType<typeof resolvePrecompiles>;
+          try {
+            precompiles = resolvePrecompiles(getActivePrecompiles(common), plan.request.stateOverrides);
+          } catch (err) {
+            if (err instanceof InvalidOverrideError) throw new SimulateError('INVALID_OVERRIDE', err.message);
+            throw err;
           }
-          (evm as unknown as { _precompiles: Map<string, PrecompileFunc> })._precompiles = active;
-          const rearm = keepForkWarmSet(evm, new Set(forkPrecompiles.keys()), movedTo);
+          await applyStateOverrides(state, plan.request.stateOverrides);
+          const rearm = installPrecompiles(evm, precompiles);
 
           const b = builder as unknown as {
             transactions: TypedTransaction[];
@@ -378,10 +347,7 @@ export class BlockSimulator {
                 `Initcode size of ${initCodeSize} exceeds maximum size of ${common.param('maxInitCodeSize')}`,
               );
             }
-            const tx = buildTransaction(call, nonce, gas, baseFee, txCommon);
-            if (nonce >= UINT64_MAX) (tx as { nonce: bigint }).nonce = nonce;
-            // Unsigned: the sender is the call's `from`.
-            (tx as { getSenderAddress: () => Address }).getSenderAddress = () => from;
+            const tx = buildTransaction(call, from, nonce, gas, baseFee, txCommon);
             const feeCap =
               'maxFeePerGas' in tx ? (tx.maxFeePerGas as bigint) : (tx as { gasPrice: bigint }).gasPrice;
             const tipCap =
@@ -566,75 +532,36 @@ function withDelegationFees(
   return { ...call, maxFeePerGas: baseFee, maxPriorityFeePerGas: baseFee };
 }
 
+/**
+ * A simulated block's transaction, typed as the other clients type it: a set-code or blob call as
+ * such, a call with a gas price (or before London) legacy, anything else fee-market; fees as given.
+ */
 function buildTransaction(
   call: CallRequest,
+  from: Address,
   nonce: bigint,
   gasLimit: bigint,
   baseFee: bigint | undefined,
   common: Common,
 ): TypedTransaction {
-  const opts = { common, params: TX_PARAMS, freeze: false } as never;
-  const sig = { v: 0n, r: 0n, s: 0n };
-  const base = {
-    // The library refuses a nonce at the uint64 limit (EIP-2681, a pool rule); set it afterwards.
-    nonce: nonce >= UINT64_MAX ? 0n : nonce,
+  const fields: CallTxFields = {
+    kind:
+      call.authorizationList !== undefined
+        ? 'setCode'
+        : call.blobVersionedHashes !== undefined
+          ? 'blob'
+          : call.gasPrice !== undefined || baseFee === undefined
+            ? 'legacy'
+            : 'feeMarket',
+    nonce,
     gasLimit,
-    to: call.to,
-    value: call.value ?? 0n,
-    data: call.data ?? new Uint8Array(),
-    ...sig,
+    gasPrice: call.gasPrice ?? 0n,
+    maxFeePerGas: call.maxFeePerGas ?? 0n,
+    maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n,
+    maxFeePerBlobGas: call.maxFeePerBlobGas ?? 0n,
   };
-  const chainId = common.chainId();
   try {
-    if (call.authorizationList !== undefined) {
-      return createEOACode7702Tx(
-        {
-          ...base,
-          to: call.to ?? ZERO_ADDRESS,
-          chainId,
-          maxFeePerGas: call.maxFeePerGas ?? 0n,
-          maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n,
-          accessList: call.accessList ?? [],
-          authorizationList: call.authorizationList.map((a) => ({
-            chainId: `0x${a.chainId.toString(16)}`,
-            address: bytesToHex(a.address),
-            nonce: `0x${a.nonce.toString(16)}`,
-            yParity: `0x${a.yParity.toString(16)}`,
-            r: `0x${a.r.toString(16)}`,
-            s: `0x${a.s.toString(16)}`,
-          })) as never,
-        },
-        opts,
-      );
-    }
-    if (call.blobVersionedHashes !== undefined) {
-      return createBlob4844Tx(
-        {
-          ...base,
-          to: call.to ?? ZERO_ADDRESS,
-          chainId,
-          maxFeePerGas: call.maxFeePerGas ?? 0n,
-          maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n,
-          accessList: call.accessList ?? [],
-          maxFeePerBlobGas: call.maxFeePerBlobGas ?? 0n,
-          blobVersionedHashes: call.blobVersionedHashes,
-        },
-        opts,
-      );
-    }
-    if (call.gasPrice !== undefined || baseFee === undefined) {
-      return createLegacyTx({ ...base, gasPrice: call.gasPrice ?? 0n }, opts);
-    }
-    return createFeeMarket1559Tx(
-      {
-        ...base,
-        chainId,
-        maxFeePerGas: call.maxFeePerGas ?? 0n,
-        maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n,
-        accessList: call.accessList ?? [],
-      },
-      opts,
-    );
+    return buildCallTransaction(call, from, fields, { common, params: TX_PARAMS, signature: UNSIGNED });
   } catch (err) {
     throw new SimulateError('INVALID_PARAMS', (err as Error).message);
   }
@@ -679,71 +606,4 @@ function presentAsEOA(
       else delete own[name];
     }
   };
-}
-
-/** Moves (and, for overridden precompile addresses, removes) precompiles as the overrides say. */
-function applyPrecompileMoves(
-  overrides: StateOverrides,
-  fork: ReadonlyMap<string, PrecompileFunc>,
-  active: Map<string, PrecompileFunc>,
-  movedTo: Set<string>,
-): void {
-  for (const [addr, o] of overrides) {
-    const key = addr.slice(2);
-    if (movedTo.has(key)) {
-      throw new SimulateError(
-        'INVALID_OVERRIDE',
-        `account ${addr} has already been overridden by a precompile`,
-      );
-    }
-    const fn = fork.get(key);
-    if (o.movePrecompileToAddress) {
-      if (!fn) throw new SimulateError('INVALID_OVERRIDE', `account ${addr} is not a precompile`);
-      const dest = addressKey(o.movePrecompileToAddress);
-      if (overrides.has(`0x${dest}`)) {
-        throw new SimulateError('INVALID_OVERRIDE', `account 0x${dest} is already overridden`);
-      }
-      active.set(dest, fn);
-      movedTo.add(dest);
-    }
-    if (fn) active.delete(key);
-  }
-}
-
-async function applyStateOverrides(
-  state: ReturnType<typeof openOverlayState>,
-  overrides: StateOverrides,
-): Promise<void> {
-  for (const [addr, o] of overrides) {
-    await applyAccountOverride(state, new Address(Buffer.from(addr.slice(2), 'hex')), o);
-  }
-}
-
-async function applyAccountOverride(
-  state: ReturnType<typeof openOverlayState>,
-  address: Address,
-  o: AccountOverride,
-): Promise<void> {
-  if (o.state !== undefined && o.stateDiff !== undefined) {
-    throw new SimulateError('INVALID_OVERRIDE', `account ${address} has both 'state' and 'stateDiff'`);
-  }
-  const touches =
-    o.nonce !== undefined ||
-    o.balance !== undefined ||
-    o.code !== undefined ||
-    o.state !== undefined ||
-    o.stateDiff !== undefined;
-  if (!touches) return;
-  const acc = (await state.getAccount(address)) ?? new Account();
-  if (o.nonce !== undefined) acc.nonce = o.nonce;
-  if (o.balance !== undefined) acc.balance = o.balance;
-  await state.putAccount(address, acc);
-  if (o.code !== undefined) await state.putCode(address, o.code);
-  if (o.state !== undefined) {
-    await state.clearStorage(address);
-    for (const [k, v] of o.state) await state.putStorage(address, k, v);
-  }
-  if (o.stateDiff !== undefined) {
-    for (const [k, v] of o.stateDiff) await state.putStorage(address, k, v);
-  }
 }

@@ -23,9 +23,9 @@ import {
   unpadBytes,
 } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
+import type { StateSnapshot } from '../state/stateSnapshot.js';
 import { bytesToHexKey } from '../state/trieStore.js';
 import { OverlayStore, overlayTrie } from './overlayStore.js';
-import type { StateSnapshot } from './stateSnapshot.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -111,7 +111,7 @@ export class CallState implements StateManagerInterface {
   }
 
   private scratchStore(): OverlayStore {
-    this.scratch ??= new OverlayStore(this.snapshot.world.store);
+    this.scratch ??= new OverlayStore(this.snapshot.store);
     return this.scratch;
   }
 

@@ -8,16 +8,8 @@
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { type CustomPrecompile, type EVM, getActivePrecompiles } from '@ethereumjs/evm';
-import {
-  createAccessList2930Tx,
-  createBlob4844Tx,
-  createEOACode7702Tx,
-  createFeeMarket1559Tx,
-  createLegacyTx,
-  paramsTx,
-  type TypedTransaction,
-} from '@ethereumjs/tx';
+import { type EVM, getActivePrecompiles } from '@ethereumjs/evm';
+import { paramsTx, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, bytesToHex, equalsBytes, KECCAK256_NULL, setLengthLeft } from '@ethereumjs/util';
 import { createVM, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
 import { AncestorHashes } from '../chain/ancestorHashes.js';
@@ -25,57 +17,27 @@ import type { ChainStore } from '../chain/chainStore.js';
 import type { WorldState } from '../state/worldState.js';
 import { armAuthorizations } from './authorizations.js';
 import { CallState } from './callState.js';
+import { buildCallTransaction, type CallTxFields } from './callTransaction.js';
+import type { AccessListEntry, CallRequest, StateOverrides } from './callTypes.js';
 import { useFastCommonLookups } from './commonLookups.js';
 import { Fallback } from './fastCall/fallback.js';
 import { type FastTx, type ForkRules, forkRules, runFastCall } from './fastCall/runner.js';
-import { ContentCache, StateSnapshot } from './stateSnapshot.js';
+import {
+  applyStateOverrides,
+  InvalidOverrideError,
+  installPrecompiles,
+  movesPrecompiles,
+  resolvePrecompiles,
+} from './stateOverrides.js';
 
+export type {
+  AccessListEntry,
+  AccountOverride,
+  AuthorizationItem,
+  CallRequest,
+  StateOverrides,
+} from './callTypes.js';
 export { openOverlayState } from './overlayStore.js';
-
-export type AccessListEntry = [Uint8Array, Uint8Array[]];
-
-export interface AuthorizationItem {
-  chainId: bigint;
-  address: Uint8Array;
-  nonce: bigint;
-  yParity: bigint;
-  r: bigint;
-  s: bigint;
-  /** Simulation only: the signer, named instead of recovered (the signature is then a placeholder). */
-  authority?: Uint8Array;
-}
-
-/** A call object, decoded. Absent members are undefined. */
-export interface CallRequest {
-  from?: Uint8Array;
-  to?: Uint8Array;
-  gas?: bigint;
-  gasPrice?: bigint;
-  maxFeePerGas?: bigint;
-  maxPriorityFeePerGas?: bigint;
-  value?: bigint;
-  data?: Uint8Array;
-  nonce?: bigint;
-  accessList?: AccessListEntry[];
-  maxFeePerBlobGas?: bigint;
-  blobVersionedHashes?: Uint8Array[];
-  authorizationList?: AuthorizationItem[];
-  strict?: boolean;
-}
-
-export interface AccountOverride {
-  balance?: bigint;
-  nonce?: bigint;
-  code?: Uint8Array;
-  /** Replaces the whole storage. */
-  state?: Array<[Uint8Array, Uint8Array]>;
-  /** Changes single slots. */
-  stateDiff?: Array<[Uint8Array, Uint8Array]>;
-  movePrecompileToAddress?: Uint8Array;
-}
-
-/** Keyed by 20-byte address as lowercase `0x…`. */
-export type StateOverrides = Map<string, AccountOverride>;
 
 export type InvalidReason =
   | 'NONCE_TOO_LOW'
@@ -84,6 +46,8 @@ export type InvalidReason =
   | 'INITCODE_TOO_LARGE'
   | 'TOTAL_BLOB_GAS_TOO_HIGH'
   | 'INVALID_BLOBS'
+  | 'INVALID_TRANSACTION_FORMAT'
+  | 'BLOB_GAS_PRICE_BELOW_BLOB_BASE_FEE'
   | 'OTHER';
 
 /** The transaction could not be run at all (Besu's transaction validation result). */
@@ -157,6 +121,29 @@ function messageFees(
   return { kind: 'legacy', gasPrice, maxFee: gasPrice, tip: 0n };
 }
 
+const WEI_UNITS = [
+  'wei',
+  'kwei',
+  'mwei',
+  'gwei',
+  'szabo',
+  'finney',
+  'ether',
+  'kether',
+  'mether',
+  'gether',
+  'tether',
+] as const;
+
+/** An amount as Besu writes it in messages: `0 wei`, `1.50 kwei`, `30.00 gwei` … */
+function humanWei(v: bigint): string {
+  const digits = v.toString().length;
+  let unit = WEI_UNITS.findIndex((_, i) => digits <= i * 3 + 3);
+  if (unit < 0) unit = WEI_UNITS.length - 1;
+  const value = Number(v) / 10 ** (unit * 3);
+  return `${value.toFixed(unit === 0 ? 0 : 2)} ${WEI_UNITS[unit]}`;
+}
+
 function intrinsicTooHigh(intrinsic: bigint, gasLimit: bigint): InvalidSimulationError {
   return new InvalidSimulationError(
     'INTRINSIC_GAS_EXCEEDS_GAS_LIMIT',
@@ -181,13 +168,13 @@ interface SimContext {
   txCommon: Common;
   /** The block it is at; undefined for one-off contexts (moved precompiles), never pooled. */
   key?: string;
+  /** Moved precompiles: re-primes their warm set before a run. */
+  rearm?: () => void;
 }
 
 /** Blocks with idle contexts kept, and idle contexts kept per block (one per concurrent caller). */
 const MAX_BLOCKS = 4;
 const MAX_IDLE_PER_BLOCK = 16;
-/** State roots whose snapshots are kept for new contexts (contexts hold their own). */
-const MAX_SNAPSHOTS = 8;
 
 /**
  * A Common for building call transactions with. Every transaction constructor copies the Common it
@@ -219,15 +206,12 @@ function authorOf(author: (header: BlockHeader) => Address, header: BlockHeader)
 export class CallSimulator {
   /** Idle contexts by block hash, most recently used block last. */
   private readonly idle = new Map<string, SimContext[]>();
-  /** Committed state by state root, most recently used last. */
-  private readonly snapshots = new Map<string, StateSnapshot>();
-  private readonly content: ContentCache;
   /** Calls run on the interpreter and on the EVM library (fallbacks included). */
   readonly stats = { fast: 0, library: 0 };
 
   constructor(
     private readonly chain: ChainStore,
-    world: WorldState,
+    private readonly world: WorldState,
     /** 0 = no cap. */
     private readonly gasCap: bigint,
     /**
@@ -238,9 +222,7 @@ export class CallSimulator {
     private readonly blockAuthor?: (header: BlockHeader) => Address,
     /** Runs every call on the EVM library (the interpreter's differential tests compare both). */
     private readonly fastDisabled = false,
-  ) {
-    this.content = new ContentCache(world);
-  }
+  ) {}
 
   /** The gas limit a call runs with: the given gas or the block's, capped by --rpc-gas-cap. */
   gasLimitFor(header: BlockHeader, call: CallRequest): bigint {
@@ -260,31 +242,22 @@ export class CallSimulator {
     return gas;
   }
 
-  private snapshotAt(header: BlockHeader): StateSnapshot {
-    const key = bytesToHex(header.stateRoot);
-    let snapshot = this.snapshots.get(key);
-    if (snapshot) {
-      this.snapshots.delete(key);
-    } else {
-      snapshot = new StateSnapshot(this.content, header.stateRoot, header.common);
-      if (this.snapshots.size >= MAX_SNAPSHOTS) {
-        this.snapshots.delete(this.snapshots.keys().next().value as string);
-      }
-    }
-    this.snapshots.set(key, snapshot);
-    return snapshot;
-  }
-
   async simulate(
     header: BlockHeader,
     call: CallRequest,
     opts: SimulateOptions = {},
   ): Promise<SimulationResult> {
-    const moving =
-      opts.overrides !== undefined && [...opts.overrides.values()].some((o) => o.movePrecompileToAddress);
-    const ctx = moving ? await this.freshContext(header, opts.overrides) : await this.acquire(header);
+    let ctx: SimContext;
     try {
-      if (opts.overrides) await applyOverrides(ctx.state, opts.overrides);
+      ctx = movesPrecompiles(opts.overrides)
+        ? await this.freshContext(header, opts.overrides)
+        : await this.acquire(header);
+    } catch (err) {
+      if (err instanceof InvalidOverrideError) throw new InvalidSimulationError('OTHER', err.message);
+      throw err;
+    }
+    try {
+      await applyStateOverrides(ctx.state, opts.overrides);
       return await this.run(ctx, header, call, opts);
     } finally {
       ctx.state.reset();
@@ -332,28 +305,18 @@ export class CallSimulator {
   ): Promise<SimContext> {
     const common = header.common.copy();
     useFastCommonLookups(common);
-    const state = new CallState(this.snapshotAt(header));
-    const moved: CustomPrecompile[] = [];
-    if (overrides) {
-      const active = getActivePrecompiles(common);
-      for (const [addr, o] of overrides) {
-        if (!o.movePrecompileToAddress) continue;
-        const fn = active.get(addr.slice(2));
-        if (!fn) throw new InvalidSimulationError('OTHER', `account ${addr} is not a precompile`);
-        moved.push({ address: new Address(o.movePrecompileToAddress), function: fn });
-        moved.push({ address: new Address(Uint8Array.from(Buffer.from(addr.slice(2), 'hex'))) });
-      }
-    }
+    const state = new CallState(this.world.at(header.stateRoot));
+    const precompiles = movesPrecompiles(overrides)
+      ? resolvePrecompiles(getActivePrecompiles(common), overrides)
+      : undefined;
     const vm: VM = await createVM({
       common,
       stateManager: state,
       blockchain: new AncestorHashes(this.chain, header) as never,
-      evmOpts: {
-        ...(moved.length > 0 ? { customPrecompiles: moved } : {}),
-        ...(this.blockAuthor ? { cliqueSigner: authorOf(this.blockAuthor, header) } : {}),
-      },
+      evmOpts: this.blockAuthor ? { cliqueSigner: authorOf(this.blockAuthor, header) } : {},
     });
-    return { vm, state, common, txCommon: sharedTxCommon(common) };
+    const rearm = precompiles ? installPrecompiles(vm.evm as EVM, precompiles) : undefined;
+    return { vm, state, common, txCommon: sharedTxCommon(common), rearm };
   }
 
   /**
@@ -403,10 +366,9 @@ export class CallSimulator {
     const accessList = call.accessList ?? [];
     for (const [, keys] of accessList) intrinsic += 2400n + 1900n * BigInt(keys.length);
     if (intrinsic > p.gasLimit) throw intrinsicTooHigh(intrinsic, p.gasLimit);
-    if (p.checkBalance) {
-      const upfront = p.gasLimit * maxFee + value;
-      if (upfront > p.balance) throw upfrontTooHigh(upfront, p.balance, p.from);
-    }
+    // Without the balance check the call is priced at zero, but its value must still be there.
+    const upfront = p.checkBalance ? p.gasLimit * maxFee + value : value;
+    if (upfront > p.balance) throw upfrontTooHigh(upfront, p.balance, p.from);
     const zeroBaseFee = p.baseFee !== undefined && (!p.feesGiven || maxFee < p.baseFee);
     const tx: FastTx = {
       from: p.from.bytes,
@@ -492,6 +454,13 @@ export class CallSimulator {
     if (fast !== undefined) return fast;
     this.stats.library++;
 
+    // Besu validates a blob transaction's shape before anything else about it.
+    if (call.blobVersionedHashes !== undefined && call.to === undefined && common.isActivatedEIP(4844)) {
+      throw new InvalidSimulationError(
+        'INVALID_TRANSACTION_FORMAT',
+        'transaction blob transactions must have a to address',
+      );
+    }
     if (call.to === undefined && common.isActivatedEIP(3860)) {
       const size = call.data?.length ?? 0;
       const max = Number(common.param('maxInitCodeSize'));
@@ -503,15 +472,6 @@ export class CallSimulator {
       }
     }
 
-    const txOpts = { common: ctx.txCommon, freeze: false };
-    const base = {
-      nonce,
-      gasLimit,
-      to: call.to,
-      value: call.value ?? 0n,
-      data: call.data ?? new Uint8Array(),
-    };
-    let tx!: TypedTransaction;
     let maxFee = 0n;
     const blobs = call.blobVersionedHashes;
     if (blobs !== undefined && common.isActivatedEIP(4844)) {
@@ -523,90 +483,62 @@ export class CallSimulator {
         );
       }
     }
-    try {
-      if (blobs !== undefined && common.isActivatedEIP(4844)) {
-        const blobPrice = header.getBlobGasPrice();
-        const maxFeePerBlobGas =
-          !checkBalance && (call.maxFeePerBlobGas ?? 0n) < blobPrice
-            ? blobPrice
-            : (call.maxFeePerBlobGas ?? 0n);
-        maxFee = call.maxFeePerGas ?? call.gasPrice ?? 0n;
-        tx = createBlob4844Tx(
-          {
-            ...base,
-            to: call.to ?? ZERO_ADDRESS,
-            maxFeePerGas: maxFee,
-            maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n,
-            accessList: call.accessList ?? [],
-            maxFeePerBlobGas,
-            blobVersionedHashes: blobs,
-            chainId: common.chainId(),
-          },
-          txOpts,
+    const fields: CallTxFields = {
+      kind: 'legacy',
+      nonce,
+      gasLimit,
+      gasPrice: 0n,
+      maxFeePerGas: 0n,
+      maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n,
+      maxFeePerBlobGas: 0n,
+    };
+    if (blobs !== undefined && common.isActivatedEIP(4844)) {
+      const blobPrice = header.getBlobGasPrice();
+      const blobFeeCap = call.maxFeePerBlobGas ?? 0n;
+      // A checked (priced) call must pay the block's blob base fee, as a transaction must.
+      if (checkBalance && blobFeeCap < blobPrice) {
+        throw new InvalidSimulationError(
+          'BLOB_GAS_PRICE_BELOW_BLOB_BASE_FEE',
+          `tx max fee per blob gas less than block blob gas fee: address ${from.toString()} blobGasFeeCap: ${humanWei(blobFeeCap)}, blobBaseFee: ${humanWei(blobPrice)}`,
         );
-      } else if (call.authorizationList !== undefined && common.isActivatedEIP(7702)) {
-        maxFee = call.maxFeePerGas ?? call.gasPrice ?? 0n;
-        tx = createEOACode7702Tx(
-          {
-            ...base,
-            to: call.to ?? ZERO_ADDRESS,
-            maxFeePerGas: maxFee,
-            maxPriorityFeePerGas: call.maxPriorityFeePerGas ?? 0n,
-            accessList: call.accessList ?? [],
-            authorizationList: call.authorizationList.map((a) => ({
-              chainId: hexQ(a.chainId) as `0x${string}`,
-              address: bytesToHex(a.address),
-              nonce: hexQ(a.nonce) as `0x${string}`,
-              yParity: hexQ(a.yParity) as `0x${string}`,
-              r: hexQ(a.r) as `0x${string}`,
-              s: hexQ(a.s) as `0x${string}`,
-            })),
-            chainId: common.chainId(),
-          },
-          txOpts,
-        );
-      } else {
-        const fees = messageFees(call, london, baseFee, common);
-        maxFee = fees.maxFee;
-        if (fees.kind === 'feeMarket') {
-          tx = createFeeMarket1559Tx(
-            {
-              ...base,
-              maxFeePerGas: fees.maxFee,
-              maxPriorityFeePerGas: fees.tip,
-              accessList: call.accessList ?? [],
-              chainId: common.chainId(),
-            },
-            txOpts,
-          );
-        } else if (fees.kind === 'accessList') {
-          tx = createAccessList2930Tx(
-            {
-              ...base,
-              gasPrice: fees.gasPrice,
-              accessList: call.accessList ?? [],
-              chainId: common.chainId(),
-            },
-            txOpts,
-          );
-        } else {
-          tx = createLegacyTx({ ...base, gasPrice: fees.gasPrice }, txOpts);
-        }
       }
+      maxFee = call.maxFeePerGas ?? call.gasPrice ?? 0n;
+      fields.kind = 'blob';
+      fields.maxFeePerGas = maxFee;
+      fields.maxFeePerBlobGas =
+        !checkBalance && (call.maxFeePerBlobGas ?? 0n) < blobPrice
+          ? blobPrice
+          : (call.maxFeePerBlobGas ?? 0n);
+    } else if (call.authorizationList !== undefined && common.isActivatedEIP(7702)) {
+      maxFee = call.maxFeePerGas ?? call.gasPrice ?? 0n;
+      fields.kind = 'setCode';
+      fields.maxFeePerGas = maxFee;
+    } else {
+      const fees = messageFees(call, london, baseFee, common);
+      maxFee = fees.maxFee;
+      fields.kind = fees.kind;
+      fields.gasPrice = fees.gasPrice;
+      fields.maxFeePerGas = fees.maxFee;
+      fields.maxPriorityFeePerGas = fees.tip;
+    }
+    let tx: TypedTransaction;
+    try {
+      tx = buildCallTransaction(call, from, fields, { common: ctx.txCommon });
     } catch (err) {
       throw new InvalidSimulationError('OTHER', (err as Error).message);
     }
-    (tx as { getSenderAddress: () => Address }).getSenderAddress = () => from;
 
     const intrinsic = tx.getIntrinsicGas();
     if (intrinsic > gasLimit) throw intrinsicTooHigh(intrinsic, gasLimit);
+    // Without the balance check the call is priced at zero, but its value must still be there.
+    let upfront = call.value ?? 0n;
     if (checkBalance) {
-      let upfront = gasLimit * maxFee + (call.value ?? 0n);
+      upfront += gasLimit * maxFee;
       if (blobs !== undefined) {
         upfront += BigInt(blobs.length) * common.param('blobGasPerBlob') * (call.maxFeePerBlobGas ?? 0n);
       }
-      if (upfront > account.balance) throw upfrontTooHigh(upfront, account.balance, from);
     }
+    if (upfront > account.balance) throw upfrontTooHigh(upfront, account.balance, from);
     if (nonceTooLow) {
       throw new InvalidSimulationError(
         'NONCE_TOO_LOW',
@@ -625,6 +557,7 @@ export class CallSimulator {
     let result: RunTxResult;
     // Entries may name their authority instead of a signature: applied by armAuthorizations.
     const disarmAuthorizations = armAuthorizations(vm, tx, call.authorizationList ?? []);
+    ctx.rearm?.();
     try {
       result = await runTx(vm, {
         tx,
@@ -715,30 +648,4 @@ function blockEnv(header: BlockHeader, zeroBaseFee: boolean): Block {
     Object.defineProperty(h, 'baseFeePerGas', { value: 0n });
   }
   return { header: h, common: header.common } as unknown as Block;
-}
-
-async function applyOverrides(state: CallState, overrides: StateOverrides): Promise<void> {
-  for (const [addr, o] of overrides) {
-    const address = new Address(Uint8Array.from(Buffer.from(addr.slice(2), 'hex')));
-    if (o.balance !== undefined || o.nonce !== undefined) {
-      const acc = (await state.getAccount(address)) ?? new Account();
-      if (o.balance !== undefined) acc.balance = o.balance;
-      if (o.nonce !== undefined) acc.nonce = o.nonce;
-      await state.putAccount(address, acc);
-    }
-    if (
-      (o.state !== undefined || o.stateDiff !== undefined || o.code !== undefined) &&
-      !(await state.getAccount(address))
-    ) {
-      await state.putAccount(address, new Account());
-    }
-    if (o.code !== undefined) await state.putCode(address, o.code);
-    if (o.state !== undefined) {
-      await state.clearStorage(address);
-      for (const [k, v] of o.state) await state.putStorage(address, k, v);
-    }
-    if (o.stateDiff !== undefined) {
-      for (const [k, v] of o.stateDiff) await state.putStorage(address, k, v);
-    }
-  }
 }

@@ -9,11 +9,11 @@
  * holding the event loop.
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
-import type { MerkleStateManager } from '@ethereumjs/statemanager';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { type Account, Address, bytesToHex } from '@ethereumjs/util';
 import type { StoredReceipt } from '../chain/receipts.js';
 import type { Services } from '../rpc/services.js';
+import type { StateSnapshot } from '../state/stateSnapshot.js';
 import { ResultBoundError, TimeoutError } from './errors.js';
 
 /** A transaction as the resolvers see it: mined (with its block and index) or pending. */
@@ -56,7 +56,7 @@ export class RequestLoader {
   private readonly senderLists = new Map<string, Address[]>();
   private readonly txRefs = new Map<string, TxRef[]>();
   private readonly tds = new Map<string, bigint>();
-  private readonly readers = new Map<string, MerkleStateManager>();
+  private readonly readers = new Map<string, StateSnapshot>();
   private readonly accounts = new Map<string, Promise<Account | undefined>>();
   private readonly slots = new Map<string, Promise<Uint8Array>>();
   private readonly codes = new Map<string, Promise<Uint8Array>>();
@@ -185,11 +185,11 @@ export class RequestLoader {
     return block ? this.transactions(block)[loc.index] : undefined;
   }
 
-  private reader(header: BlockHeader): MerkleStateManager {
+  private reader(header: BlockHeader): StateSnapshot {
     const key = bytesToHex(header.stateRoot);
     let reader = this.readers.get(key);
     if (!reader) {
-      reader = this.services.world.reader(header.stateRoot);
+      reader = this.services.world.at(header.stateRoot);
       this.readers.set(key, reader);
     }
     return reader;

@@ -216,9 +216,13 @@ const Query: Record<string, Resolver<unknown>> = {
     if (scope.from > scope.to) return [];
     let entries: LogEntry[];
     try {
-      entries = queryLogs(chain, scope, compileLogQuery(logQuery(filter)), {
-        maxRange: loader.services.config.rpcMaxLogsRange,
-      });
+      entries = queryLogs(
+        chain,
+        scope,
+        compileLogQuery(logQuery(filter)),
+        { maxRange: loader.services.config.rpcMaxLogsRange },
+        loader.services.logBloomCache,
+      );
     } catch (err) {
       if (err instanceof LogQueryError) throw logQueryFailure(err);
       throw err;

@@ -3,26 +3,19 @@
  * VM and state (no second state, no re-decoding: transactions come from the pool already decoded with
  * their senders recovered), picks pool transactions in fee and nonce order up to the gas and blob
  * limits, fills every execution field of the header and returns an unsealed block plus what the commit
- * needs (receipts, senders, state writes). The engine seals it; `BlockImporter.commitBuilt` stores it
- * without executing it again.
+ * needs (receipts, senders, state writes). The start- and end-of-block writes (system calls,
+ * withdrawals, the engine's reward) are the block processor's. The engine seals the block;
+ * `BlockImporter.commitBuilt` stores it without executing it again.
  */
 import { Block, type BlockHeader, createBlockHeader, genTransactionsTrieRoot } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { Blob4844Tx, createMinimal4844TxFromNetworkWrapper, type TypedTransaction } from '@ethereumjs/tx';
-import {
-  Account,
-  Address,
-  bigIntToAddressBytes,
-  bigIntToBytes,
-  createAddressFromString,
-  KECCAK256_RLP,
-  setLengthLeft,
-} from '@ethereumjs/util';
+import { type Address, KECCAK256_RLP } from '@ethereumjs/util';
 import { Bloom, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
-import type { BlockImporter, BuiltExecution } from '../chain/importer.js';
+import type { BlockImporter, BuiltExecution } from '../execution/importer.js';
 import type { PooledTx, TxPool } from '../txpool/pool.js';
 import type { SealingEngine } from './engine.js';
 import { effectiveTip, maxFeePerGas, TxSelection } from './selection.js';
@@ -51,7 +44,6 @@ export class BuildAbortedError extends Error {
   }
 }
 
-const BEACON_ROOTS_ADDRESS = createAddressFromString('0x000f3df6d732807ef1319fb7b8bb8522d0beac02');
 const MIN_GAS_LIMIT = 5000n;
 const TX_GAS = 21000n;
 /** Transactions executed between two yields to the event loop while building. */
@@ -125,13 +117,15 @@ export class BlockBuilder {
     const execBlock = new Block(execHeader, [], [], common.isActivatedEIP(4895) ? [] : undefined);
 
     const pending = this.pool ? [...this.pool.content().pending.values()] : [];
+    const processor = this.importer.processor;
     const { result, stateWrites } = await this.importer.executeOnParent(parent, async (vm) => {
       vm.common.setHardforkBy({ blockNumber: number, timestamp });
       await vm.evm.journal.checkpoint();
       try {
+        await processor.startBlock(vm, execHeader);
         const out = await this.fill(vm, common, execBlock, pending, baseFee ?? 0n, signal);
-        if (common.consensusType() === 'pow')
-          await reward(vm, fields.coinbase, vm.common.param('minerReward'));
+        // The reward goes to the header's own coinbase (the beneficiary under proof of work).
+        await processor.finishBlock(vm, new Block(draft, [], [], execBlock.withdrawals));
         await vm.evm.journal.commit();
         const stateRoot = await vm.stateManager.getStateRoot();
         return { result: { ...out, stateRoot }, stateRoot };
@@ -162,7 +156,7 @@ export class BlockBuilder {
     };
   }
 
-  /** Executes system calls and pool transactions on the VM's state (inside the importer queue). */
+  /** Executes pool transactions on the VM's state (inside the importer queue). */
   private async fill(
     vm: VM,
     common: Common,
@@ -172,9 +166,6 @@ export class BlockBuilder {
     signal: AbortSignal | undefined,
   ) {
     const header = execBlock.header;
-    if (common.isActivatedEIP(4788))
-      await storeBeaconRoot(vm, header.timestamp, header.parentBeaconBlockRoot);
-    if (common.isActivatedEIP(2935)) await storeParentHash(vm, header.number, header.parentHash);
 
     const minGasPrice = this.opts.minGasPrice();
     const minTip = this.opts.minPriorityFee();
@@ -257,32 +248,4 @@ export class BlockBuilder {
       receiptsRoot: txs.length > 0 ? receiptTrie.root() : KECCAK256_RLP,
     };
   }
-}
-
-async function reward(vm: VM, beneficiary: Address, amount: bigint): Promise<void> {
-  const account = (await vm.stateManager.getAccount(beneficiary)) ?? new Account();
-  account.balance += amount;
-  await vm.evm.journal.putAccount(beneficiary, account);
-}
-
-/** EIP-4788: the beacon roots contract's ring buffers, when the contract exists. */
-async function storeBeaconRoot(vm: VM, timestamp: bigint, root: Uint8Array | undefined): Promise<void> {
-  const code = await vm.stateManager.getCode(BEACON_ROOTS_ADDRESS);
-  if (code.length === 0) return;
-  const len = vm.common.param('historicalRootsLength');
-  const index = timestamp % len;
-  const key = (n: bigint) => setLengthLeft(bigIntToBytes(n), 32);
-  await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, key(index), bigIntToBytes(timestamp));
-  await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, key(index + len), root ?? new Uint8Array(32));
-  await vm.evm.journal.cleanup();
-}
-
-/** EIP-2935: the parent hash in the history contract's ring buffer, when the contract exists. */
-async function storeParentHash(vm: VM, number: bigint, parentHash: Uint8Array): Promise<void> {
-  const address = new Address(bigIntToAddressBytes(vm.common.param('historyStorageAddress')));
-  const code = await vm.stateManager.getCode(address);
-  if (code.length === 0) return;
-  const slot = setLengthLeft(bigIntToBytes((number - 1n) % vm.common.param('historyServeWindow')), 32);
-  await vm.stateManager.putStorage(address, slot, parentHash);
-  await vm.evm.journal.cleanup();
 }

@@ -60,3 +60,29 @@ export interface SealingEngine {
    */
   seal(block: Block, signal: AbortSignal): Promise<Block | undefined>;
 }
+
+/** The proof-of-work puzzle handed to external miners (eth_getWork). */
+export interface ProofOfWorkPuzzle {
+  /** The seal hash of the block being mined. */
+  headerHash: Uint8Array;
+  seed: Uint8Array;
+  /** 2^256 / difficulty. */
+  target: bigint;
+  number: bigint;
+}
+
+/**
+ * A sealing engine that searches for proof-of-work seals: what the MINER and mining-related ETH methods
+ * change and read through `MiningService`. The consensus engine that mines (Ethash) provides it.
+ */
+export interface ProofOfWorkSealer extends SealingEngine {
+  /** The beneficiary; mining cannot start without one. */
+  coinbase: Address | undefined;
+  extraData: Uint8Array;
+  /** Hashes per second of the local search. */
+  hashrate(): number;
+  /** The work being mined, for eth_getWork. */
+  currentWork(): ProofOfWorkPuzzle | undefined;
+  /** An external solution for the current work; true when it seals the block being mined. */
+  submitWork(nonce: Uint8Array, headerHash: Uint8Array, mixDigest: Uint8Array): boolean;
+}

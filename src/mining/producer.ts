@@ -5,7 +5,7 @@
  * node is syncing.
  */
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
-import type { BlockImporter } from '../chain/importer.js';
+import type { BlockImporter } from '../execution/importer.js';
 import { type BlockBuilder, BuildAbortedError } from './builder.js';
 import type { SealingEngine } from './engine.js';
 

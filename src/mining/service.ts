@@ -1,11 +1,12 @@
 /**
  * What the MINER and mining-related ETH methods see: start and stop, the settings Besu lets an
  * operator change at run time (coinbase, extra data, minimum gas price and priority fee, target gas
- * limit), hash rates, and the Ethash work for external miners.
+ * limit), hash rates, and the proof-of-work puzzle for external miners. The sealer comes from the
+ * consensus engine (Ethash); this layer knows only its interface.
  */
 import { type Address, createAddressFromString } from '@ethereumjs/util';
-import type { EthashEngine, EthashWork } from '../consensus/ethash/engine.js';
 import type { TxPool } from '../txpool/pool.js';
+import type { ProofOfWorkPuzzle, ProofOfWorkSealer } from './engine.js';
 import type { BlockProducer } from './producer.js';
 
 export interface MinerSettings {
@@ -29,7 +30,7 @@ export class MiningService {
 
   constructor(
     private readonly producer: BlockProducer,
-    private readonly ethash: EthashEngine,
+    private readonly sealer: ProofOfWorkSealer,
     readonly settings: MinerSettings,
     private readonly pool: TxPool | undefined,
   ) {}
@@ -40,7 +41,7 @@ export class MiningService {
 
   /** Throws NoCoinbaseError when no coinbase is set. */
   start(): void {
-    if (!this.ethash.coinbase) throw new NoCoinbaseError();
+    if (!this.sealer.coinbase) throw new NoCoinbaseError();
     this.producer.start();
   }
 
@@ -49,19 +50,19 @@ export class MiningService {
   }
 
   coinbase(): Address | undefined {
-    return this.ethash.coinbase;
+    return this.sealer.coinbase;
   }
 
   setCoinbase(address: string): void {
-    this.ethash.coinbase = createAddressFromString(address);
+    this.sealer.coinbase = createAddressFromString(address);
   }
 
   extraData(): Uint8Array {
-    return this.ethash.extraData;
+    return this.sealer.extraData;
   }
 
   setExtraData(data: Uint8Array): void {
-    this.ethash.extraData = data;
+    this.sealer.extraData = data;
   }
 
   /** The pool and the block builder share the floor, as in Besu. */
@@ -80,7 +81,7 @@ export class MiningService {
 
   /** Local search rate plus the rates external sealers reported recently. */
   hashrate(now = Date.now()): bigint {
-    let total = BigInt(this.producer.isRunning ? this.ethash.hashrate() : 0);
+    let total = BigInt(this.producer.isRunning ? this.sealer.hashrate() : 0);
     for (const [id, r] of this.submitted) {
       if (now - r.at > SUBMITTED_RATE_TTL_MS) this.submitted.delete(id);
       else total += r.rate;
@@ -92,11 +93,11 @@ export class MiningService {
     this.submitted.set(id, { rate, at: now });
   }
 
-  work(): EthashWork | undefined {
-    return this.producer.isRunning ? this.ethash.currentWork() : undefined;
+  work(): ProofOfWorkPuzzle | undefined {
+    return this.producer.isRunning ? this.sealer.currentWork() : undefined;
   }
 
   submitWork(nonce: Uint8Array, headerHash: Uint8Array, mixDigest: Uint8Array): boolean {
-    return this.ethash.submitWork(nonce, headerHash, mixDigest);
+    return this.sealer.submitWork(nonce, headerHash, mixDigest);
   }
 }

@@ -354,7 +354,7 @@ export class PluginService {
     const stateAt = (blockNumber?: bigint) => {
       const header = blockNumber === undefined ? chain.headHeader() : chain.getHeaderByNumber(blockNumber);
       if (!header) throw new PluginError(`Block ${blockNumber} is not in the chain`);
-      return world.reader(header.stateRoot);
+      return world.at(header.stateRoot);
     };
     return {
       head: () => {

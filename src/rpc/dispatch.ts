@@ -23,6 +23,7 @@ import {
   toErrorObject,
   UNAUTHORIZED,
 } from './errors.js';
+import { exceedsJsonLimits } from './jsonLimits.js';
 import { isKnownMethodName } from './method-names.js';
 import type { ApiGroup, AuthenticatedUser, MethodContext, RpcMethod } from './methods/types.js';
 import { RawJson } from './rawJson.js';
@@ -46,6 +47,12 @@ export interface DispatchResult {
   status: number;
   body: string | undefined;
   bareBody?: boolean;
+  /**
+   * A batch answered piece by piece (only when the caller asked for streaming): `write` receives the
+   * answer's text in order; awaiting what it returns is the caller's back-pressure. Set instead of
+   * `body`, so a batch of large answers never sits in memory whole.
+   */
+  stream?: (write: (text: string) => Promise<void> | undefined) => Promise<void>;
 }
 
 export interface DispatcherOptions {
@@ -59,8 +66,15 @@ export interface DispatcherOptions {
 
 export interface Dispatcher {
   handle(body: string, ctx: DispatchContext): Promise<DispatchResult>;
-  /** Same as `handle`, but synchronous when every handler involved is (the servers' hot path). */
-  dispatch(body: string, ctx: DispatchContext): DispatchResult | Promise<DispatchResult>;
+  /**
+   * Same as `handle`, but synchronous when every handler involved is (the servers' hot path). With
+   * `stream`, a batch is answered through `DispatchResult.stream`.
+   */
+  dispatch(
+    body: string,
+    ctx: DispatchContext,
+    opts?: { stream?: boolean },
+  ): DispatchResult | Promise<DispatchResult>;
   /** The method a name resolves to when its group is enabled (rpc_modules included). */
   resolve(name: string): RpcMethod | undefined;
   /** The enabled groups as rpc_modules reports them. */
@@ -100,6 +114,8 @@ const INVALID_REQUEST_ANSWER = fixedError(INVALID_REQUEST);
 const INTERNAL_ERROR_ANSWER = fixedError(INTERNAL_ERROR);
 const BATCH_TOO_LARGE_ANSWER = fixedError(EXCEEDS_RPC_MAX_BATCH_SIZE);
 const EMPTY_PARAMS: readonly unknown[] = Object.freeze([]);
+/** Longest a batch runs synchronous methods back to back before letting other work in. */
+const BATCH_SLICE_MS = 10;
 
 /** HTTP status of a single (non-batch) answer. */
 function statusOf(answer: Answer): number {
@@ -115,6 +131,14 @@ function javaIntValue(n: number): number {
   if (Number.isInteger(n)) return Number(BigInt.asIntN(32, BigInt(n)));
   if (Number.isNaN(n)) return 0;
   return Math.max(-2147483648, Math.min(2147483647, Math.trunc(n)));
+}
+
+/**
+ * A numeric id as Besu echoes it. A literal beyond a double's range (`1e400`) is read as an infinite
+ * double, which Besu's JSON writer quotes (`"Infinity"`, `"-Infinity"`): the answer stays JSON.
+ */
+function numberIdJson(id: number): string {
+  return Number.isFinite(id) ? String(id) : id > 0 ? '"Infinity"' : '"-Infinity"';
 }
 
 /** Java HashMap iteration order for string keys (small maps, no tree bins), as Besu's rpc_modules map has. */
@@ -211,7 +235,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     }
     // No id member at all: a notification, never answered (not even when it names an unknown method).
     if (id === undefined) return undefined;
-    const idJson = typeof id === 'string' ? JSON.stringify(id) : id === null ? 'null' : String(id);
+    const idJson = typeof id === 'string' ? JSON.stringify(id) : id === null ? 'null' : numberIdJson(id);
 
     const name = typeof method === 'string' ? method : String(method);
     const target = table.get(name);
@@ -238,18 +262,42 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   }
 
   async function processBatch(batch: unknown[], ctx: DispatchContext): Promise<string> {
-    // Sequential, in order; notifications leave no entry.
-    let out = '[';
+    let out = '';
+    await streamBatch(batch, ctx, (text) => {
+      out += text;
+      return undefined;
+    });
+    return out;
+  }
+
+  async function streamBatch(
+    batch: unknown[],
+    ctx: DispatchContext,
+    write: (text: string) => Promise<void> | undefined,
+  ): Promise<void> {
+    // Sequential, in order; notifications leave no entry. A long batch of synchronous methods gives
+    // other clients a turn every few milliseconds instead of holding the event loop to the end.
     let first = true;
+    const opened = write('[');
+    if (opened !== undefined) await opened;
+    let sliceStart = performance.now();
     for (const element of batch) {
       let answer = processRequest(element, ctx);
-      if (answer instanceof Promise) answer = await answer;
+      if (answer instanceof Promise) {
+        answer = await answer;
+        sliceStart = performance.now();
+      } else if (performance.now() - sliceStart > BATCH_SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
       if (answer === undefined) continue;
-      if (!first) out += ',';
-      out += typeof answer === 'string' ? answer : answer.text;
+      const text = typeof answer === 'string' ? answer : answer.text;
+      const wrote = write(first ? text : `,${text}`);
       first = false;
+      if (wrote !== undefined) await wrote;
     }
-    return `${out}]`;
+    const closed = write(']');
+    if (closed !== undefined) await closed;
   }
 
   function single(answer: Answer): DispatchResult {
@@ -261,10 +309,16 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     return { status: statusOf(answer), body: answer.text, bareBody: true };
   }
 
-  function dispatch(body: string, ctx: DispatchContext): DispatchResult | Promise<DispatchResult> {
+  function dispatch(
+    body: string,
+    ctx: DispatchContext,
+    dispatchOpts?: { stream?: boolean },
+  ): DispatchResult | Promise<DispatchResult> {
     const ws = ctx.transport === 'ws';
     let parsed: unknown;
     try {
+      // Depth, number length and value count are bounded before the tree is built.
+      if (exceedsJsonLimits(body) !== undefined) throw new SyntaxError('JSON limits exceeded');
       parsed = JSON.parse(body);
     } catch {
       // WebSocket: an empty frame is -32600, any other unparsable text -32603.
@@ -279,6 +333,10 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       if (!ws && opts.maxBatchSize > 0 && parsed.length > opts.maxBatchSize) {
         // A single error object, not an array, with HTTP 200.
         return { status: 200, body: BATCH_TOO_LARGE_ANSWER.text };
+      }
+      if (dispatchOpts?.stream === true) {
+        const batch = parsed;
+        return { status: 200, body: undefined, stream: (write) => streamBatch(batch, ctx, write) };
       }
       return processBatch(parsed, ctx).then((text) => ({ status: 200, body: text }));
     }

@@ -7,7 +7,7 @@
 import type { Common } from '@ethereumjs/common';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { FeeOracle } from '../chain/fees.js';
-import type { BlockImporter } from '../chain/importer.js';
+import type { BlockImporter } from '../execution/importer.js';
 import type { Config } from '../config/types.js';
 import type { Clique } from '../consensus/clique/index.js';
 import type { BlockSimulator } from '../execution/blockSimulator.js';
@@ -16,6 +16,8 @@ import type { LogBloomCache } from '../filters/bloomCache.js';
 import type { FilterManager } from '../filters/manager.js';
 import type { MetricsService } from '../metrics/service.js';
 import type { MiningService } from '../mining/service.js';
+import type { NetworkService } from '../p2p/network.js';
+import type { SyncStatus } from '../p2p/sync.js';
 import type { PluginService } from '../plugins/service.js';
 import type { WorldState } from '../state/worldState.js';
 import type { TxPool } from '../txpool/pool.js';
@@ -33,8 +35,16 @@ export interface Services {
   /** `web3_clientVersion`, e.g. `alder/v0.1.0/linux-x64/node-v20.20.2`. */
   clientVersion: string;
   networkId: bigint;
-  /** Number of connected peers (0 until networking exists). */
+  /** Number of connected peers (0 with P2P disabled). */
   peerCount(): number;
+  /** Peers, sync and the node's enode; absent with --p2p-enabled=false. */
+  network?: NetworkService;
+  /** The eth_syncing figures while the node is behind its best peer; undefined when in sync. */
+  syncStatus(): SyncStatus | undefined;
+  /** Listening addresses of the enabled services, for net_services. */
+  endpoints: Partial<
+    Record<'jsonrpc' | 'ws' | 'p2p' | 'metrics' | 'graphQL', { host: string; port: number }>
+  >;
   /** Gas price oracle, fee history and miner rewards. */
   fees: FeeOracle;
   /** eth_call, eth_estimateGas and eth_createAccessList run here (it holds no per-call state). */
@@ -61,6 +71,4 @@ export interface Services {
   plugins?: PluginService;
   /** The metrics registry (debug_metrics); absent or disabled when metrics are off. */
   metrics?: MetricsService;
-  /** Listening endpoints by service name (`jsonrpc`, `ws`, `p2p`, `metrics`, `graphQL`), for net_services. */
-  endpoints?: Record<string, { host: string; port: number }>;
 }

@@ -29,10 +29,30 @@ function nibblesOf(key: Uint8Array): Uint8Array {
  * needs is missing from the store (a pruned or unknown root), as the asynchronous trie does.
  */
 export function trieGetSync(load: NodeLoader, root: Uint8Array, key: Uint8Array): Uint8Array | null {
+  return walk(load, root, key, undefined);
+}
+
+/**
+ * The Merkle proof of `key` in the trie at `root`: every node the lookup visits, root first, as RLP
+ * (EIP-1186; nodes embedded in their parent are listed too, as the trie library's proofs list them).
+ * An empty trie has an empty proof.
+ */
+export function trieProofSync(load: NodeLoader, root: Uint8Array, key: Uint8Array): Uint8Array[] {
+  const nodes: Uint8Array[] = [];
+  walk(load, root, key, nodes);
+  return nodes;
+}
+
+function walk(
+  load: NodeLoader,
+  root: Uint8Array,
+  key: Uint8Array,
+  visited: Uint8Array[] | undefined,
+): Uint8Array | null {
   if (equalsBytes(root, KECCAK256_RLP)) return null;
   const path = nibblesOf(keccak256(key));
   let pos = 0;
-  let node = resolve(load, root);
+  let node = resolve(load, root, visited);
   for (;;) {
     if (node.length === 17) {
       if (pos === path.length) {
@@ -41,7 +61,8 @@ export function trieGetSync(load: NodeLoader, root: Uint8Array, key: Uint8Array)
       }
       const child = node[path[pos++]];
       if (child instanceof Uint8Array && child.length === 0) return null;
-      node = child instanceof Uint8Array ? resolve(load, child) : (child as RawNode[]);
+      node =
+        child instanceof Uint8Array ? resolve(load, child, visited) : inline(child as RawNode[], visited);
       continue;
     }
     if (node.length !== 2) throw new Error('malformed trie node');
@@ -65,14 +86,24 @@ export function trieGetSync(load: NodeLoader, root: Uint8Array, key: Uint8Array)
     pos += partLength;
     if (leaf) return pos === path.length ? (node[1] as Uint8Array) : null;
     const child = node[1];
-    node = child instanceof Uint8Array ? resolve(load, child) : (child as RawNode[]);
+    node = child instanceof Uint8Array ? resolve(load, child, visited) : inline(child as RawNode[], visited);
   }
 }
 
+/** A node embedded in its parent (under 32 bytes), recorded as its own RLP. */
+function inline(node: RawNode[], visited: Uint8Array[] | undefined): RawNode[] {
+  visited?.push(RLP.encode(node as never));
+  return node;
+}
+
 /** A node by reference: a 32-byte hash to load, or (under 32 bytes) the node inline. */
-function resolve(load: NodeLoader, ref: Uint8Array): RawNode[] {
-  if (ref.length < 32) return RLP.decode(ref) as RawNode[];
+function resolve(load: NodeLoader, ref: Uint8Array, visited: Uint8Array[] | undefined): RawNode[] {
+  if (ref.length < 32) {
+    visited?.push(ref);
+    return RLP.decode(ref) as RawNode[];
+  }
   const raw = load(bytesToHexKey(ref));
   if (raw === undefined) throw new Error(`missing trie node ${bytesToHexKey(ref)}`);
+  visited?.push(raw);
   return RLP.decode(raw) as RawNode[];
 }

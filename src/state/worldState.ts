@@ -1,20 +1,22 @@
 /**
- * World state views. Every block's state root stays readable (archive), so a view is just a
- * state manager over the shared trie store, opened at a root.
+ * World state. Every block's state root stays readable (archive): `at(root)` is the one read path
+ * into the state of a block (synchronous, memoised reads; see `stateSnapshot.ts`), `open(root)` a
+ * state manager for writing a block's changes.
  */
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { Caches, CacheType, MerkleStateManager } from '@ethereumjs/statemanager';
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import {
   Account,
   Address,
   bytesToBigInt,
-  bytesToHex,
   createAddressFromString,
+  equalsBytes,
   ValueEncoding,
 } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
 import { Lru } from '../util/lru.js';
+import { ContentCache, StateSnapshot } from './stateSnapshot.js';
 import type { TrieStore } from './trieStore.js';
 
 export interface GenesisAccount {
@@ -24,14 +26,40 @@ export interface GenesisAccount {
   storage?: Array<[Uint8Array, Uint8Array]>; // 32-byte slot → value bytes
 }
 
+/** State roots whose snapshots are kept (their accounts stay memoised while they are). */
+const MAX_SNAPSHOTS = 8;
+
 export class WorldState {
-  /** Read-only state managers by state root, most recently used last. */
-  private readonly readers = new Lru<string, MerkleStateManager>(16);
+  /** Committed state by state root, most recently used last. */
+  private readonly snapshots = new Lru<string, StateSnapshot>(MAX_SNAPSHOTS);
+  private last: StateSnapshot | undefined;
+  /** Storage and code shared by every snapshot. */
+  readonly content: ContentCache;
 
   constructor(
     readonly store: TrieStore,
     private readonly common: Common,
-  ) {}
+  ) {
+    this.content = new ContentCache(store);
+  }
+
+  /**
+   * The committed state at `root` (a block's state root): synchronous reads, memoised for as long as
+   * the snapshot is kept. Read-only; the root must be one the store holds.
+   */
+  at(root: Uint8Array): StateSnapshot {
+    // Reads come in runs at one root (mostly the head's): the last one answers without a key.
+    const last = this.last;
+    if (last !== undefined && (last.stateRoot === root || equalsBytes(last.stateRoot, root))) return last;
+    const key = Buffer.from(root.buffer, root.byteOffset, root.length).toString('hex');
+    let snapshot = this.snapshots.get(key);
+    if (!snapshot) {
+      snapshot = new StateSnapshot(this.content, root.slice());
+      this.snapshots.set(key, snapshot);
+    }
+    this.last = snapshot;
+    return snapshot;
+  }
 
   /** The state trie at `root`; `cacheSize` keeps that many nodes it has read (read-only use). */
   newTrie(root?: Uint8Array, cacheSize?: number): MerklePatriciaTrie {
@@ -56,30 +84,6 @@ export class WorldState {
       common: this.common,
       caches: caches === true ? new Caches() : caches === false ? undefined : caches,
     });
-  }
-
-  /**
-   * A shared, read-only state manager at `root` (for queries: never write through it). Keeps the
-   * trie nodes it has read, and the accounts, slots and code decoded from them (bounded LRU caches:
-   * a fixed root never changes, so nothing needs invalidating), so repeated reads of the same block's
-   * state skip the trie walk, LMDB and RLP decoding.
-   */
-  reader(root: Uint8Array): MerkleStateManager {
-    const key = bytesToHex(root);
-    let sm = this.readers.get(key);
-    if (!sm) {
-      sm = new MerkleStateManager({
-        trie: this.newTrie(root, 4096),
-        common: this.common,
-        caches: new Caches({
-          account: { type: CacheType.LRU, size: 20_000 },
-          storage: { type: CacheType.LRU, size: 20_000 },
-          code: { type: CacheType.LRU, size: 1_000 },
-        }),
-      });
-      this.readers.set(key, sm);
-    }
-    return sm;
   }
 
   /** Writes the genesis allocation and returns its state root. */

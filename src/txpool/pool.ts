@@ -14,7 +14,7 @@ import {
   createTxFromRLP,
   type TypedTransaction,
 } from '@ethereumjs/tx';
-import { Address, bytesToBigInt, bytesToHex } from '@ethereumjs/util';
+import { Address, bytesToBigInt, bytesToHex, SECP256K1_ORDER } from '@ethereumjs/util';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { keccak256 } from '../crypto/index.js';
 import type { WorldState } from '../state/worldState.js';
@@ -42,6 +42,10 @@ export type TxRejection =
   | 'TOTAL_BLOB_GAS_TOO_HIGH'
   | 'INVALID_BLOBS'
   | 'OVERSIZED';
+
+function signatureInRange(v: bigint | undefined): boolean {
+  return v !== undefined && v >= 1n && v < SECP256K1_ORDER;
+}
 
 export class TxPoolError extends Error {
   override name = 'TxPoolError';
@@ -158,7 +162,6 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   private seq = 0;
   private commonCache: { key: string; common: Common } | undefined;
   /** Sender nonces and balances at one state root: one trie read per sender per head, not per tx. */
-  private accountCache: { root: string; accounts: Map<string, Promise<AccountView>> } | undefined;
   private readonly now: () => number;
   /** Senders that submitted through JSON-RPC: their reorged transactions come back as local. */
   private readonly localSenders = new Set<string>();
@@ -275,6 +278,10 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   /** Validates and adds a raw transaction; returns its pooled entry. Throws TxPoolError. */
   async addRaw(raw: Uint8Array, local = true): Promise<PooledTx> {
     const tx = this.decode(raw);
+    // A signature value outside [1, n-1] (an unsigned transaction's zeros) does not decode, as Besu has it.
+    if (!signatureInRange(tx.r) || !signatureInRange(tx.s)) {
+      throw new TxPoolError('DECODE', 'signature values out of range');
+    }
     return this.add(tx, local, raw.length);
   }
 
@@ -391,19 +398,10 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     return this.floor;
   }
 
-  private accountAt(stateRoot: Uint8Array, sender: Address): Promise<AccountView> {
-    const root = bytesToHex(stateRoot);
-    if (this.accountCache?.root !== root) this.accountCache = { root, accounts: new Map() };
-    const key = sender.toString();
-    let view = this.accountCache.accounts.get(key);
-    if (!view) {
-      view = this.world
-        .reader(stateRoot)
-        .getAccount(sender)
-        .then((a) => ({ nonce: a?.nonce ?? 0n, balance: a?.balance ?? 0n }));
-      this.accountCache.accounts.set(key, view);
-    }
-    return view;
+  /** The sender's nonce and balance in the state at `stateRoot` (the world state's read path). */
+  private async accountAt(stateRoot: Uint8Array, sender: Address): Promise<AccountView> {
+    const account = this.world.at(stateRoot).account(sender.bytes);
+    return { nonce: account?.nonce ?? 0n, balance: account?.balance ?? 0n };
   }
 
   private upfrontCost(tx: TypedTransaction): bigint {

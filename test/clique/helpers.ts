@@ -10,13 +10,13 @@ import { type Block, type BlockHeader, createBlock } from '@ethereumjs/block';
 import { Address, hexToBytes } from '@ethereumjs/util';
 import { LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
 import type { ChainStore } from '../../src/chain/chainStore.js';
-import type { BlockImporter } from '../../src/chain/importer.js';
 import { type GenesisSpec, parseGenesis } from '../../src/config/genesis.js';
 import { loadConfig } from '../../src/config/load.js';
 import { encodeExtraData, withSeal } from '../../src/consensus/clique/extraData.js';
 import type { Clique } from '../../src/consensus/clique/index.js';
 import { addressOfPrivateKey, sealHash, signSeal } from '../../src/consensus/clique/seal.js';
 import { keccak256 } from '../../src/crypto/index.js';
+import type { BlockImporter } from '../../src/execution/importer.js';
 import { createBackend } from '../../src/node.js';
 import type { Services } from '../../src/rpc/services.js';
 

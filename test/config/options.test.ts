@@ -132,8 +132,8 @@ describe('refusal at start', () => {
   });
 
   it('says where a refused value came from, and names every refused option at once', () => {
-    expect(errorOf(() => loadConfig(DEV, { ALDER_P2P_PEER_UPPER_BOUND: '3' }))).toBe(
-      '--max-peers (from environment variable ALDER_P2P_PEER_UPPER_BOUND): P2P networking is not available yet',
+    expect(errorOf(() => loadConfig(DEV, { ALDER_SYNC_MODE: 'FAST' }))).toBe(
+      '--sync-mode (from environment variable ALDER_SYNC_MODE): synchronization modes other than FULL are not available yet',
     );
     const dir = mkdtempSync(join(tmpdir(), 'alder-options-'));
     const file = join(dir, 'config.toml');

@@ -25,7 +25,7 @@ describe('bin/alder with an option that is not available yet', () => {
     const dir = tempDir();
     const dataPath = join(dir, 'data');
     const file = join(dir, 'alder.toml');
-    writeFileSync(file, `network="dev"\ndata-path="${dataPath}"\nmetrics-enabled=true\n`);
+    writeFileSync(file, `network="dev"\ndata-path="${dataPath}"\nengine-rpc-enabled=true\n`);
     const r = await runCliStatus([
       `--config-file=${file}`,
       'blocks',
@@ -34,7 +34,7 @@ describe('bin/alder with an option that is not available yet', () => {
     ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      "--metrics-enabled (from config file key 'metrics-enabled'): metrics are not available yet\n",
+      "--engine-rpc-enabled (from config file key 'engine-rpc-enabled'): the engine API is not available yet\n",
     );
     expect(existsSync(dataPath)).toBe(false);
     expect(readdirSync(dir)).toEqual(['alder.toml']);

@@ -267,7 +267,7 @@ function followPostMergeBlock(ctx: Chain, block: Block): void {
  * from `postState` alone must be the head's state root. Differences are named account by account.
  */
 async function checkPostState(ctx: Chain, root: Uint8Array, post: Record<Hex, TestAccount>): Promise<void> {
-  const state = ctx.world.reader(root);
+  const state = ctx.world.at(root);
   for (const [address, want] of Object.entries(post)) {
     const addr = createAddressFromString(address);
     const acc = await state.getAccount(addr);

@@ -25,7 +25,7 @@ import { Database } from '../../src/db/database.js';
 import { CallState } from '../../src/execution/callState.js';
 import { openOverlayState } from '../../src/execution/overlayStore.js';
 import { CallSimulator } from '../../src/execution/simulator.js';
-import { ContentCache, StateSnapshot } from '../../src/execution/stateSnapshot.js';
+import { ContentCache, StateSnapshot } from '../../src/state/stateSnapshot.js';
 import { TrieStore } from '../../src/state/trieStore.js';
 import { WorldState } from '../../src/state/worldState.js';
 
@@ -88,10 +88,10 @@ describe('CallState', () => {
   });
 
   it('reads and roots as the Merkle state manager over a random sequence with checkpoints', async () => {
-    const content = new ContentCache(world);
+    const content = new ContentCache(world.store);
     for (const seed of [1, 2, 3, 4]) {
       const next = prng(seed);
-      const mine = new CallState(new StateSnapshot(content, root, common));
+      const mine = new CallState(new StateSnapshot(content, root));
       const theirs = openOverlayState(world, root, common);
       // The old simulator ran every call inside one outer checkpoint; compare against that.
       await theirs.checkpoint();
@@ -186,7 +186,7 @@ describe('CallState', () => {
   });
 
   it('drops every write on reset, and the shared snapshot only ever holds committed state', async () => {
-    const snapshot = new StateSnapshot(new ContentCache(world), root, common);
+    const snapshot = new StateSnapshot(new ContentCache(world.store), root);
     const a = new CallState(snapshot);
     const b = new CallState(snapshot);
     const x = addr(2);

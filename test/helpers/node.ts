@@ -69,9 +69,11 @@ export async function startNode(
   opts: { env?: NodeJS.ProcessEnv } = {},
 ): Promise<NodeProcess> {
   const port = await freePort();
+  // Nodes run without networking unless the test configures it (they would all want port 30303).
+  const p2p = args.some((a) => a.startsWith('--p2p-')) ? [] : ['--p2p-enabled=false'];
   const child = spawn(
     process.execPath,
-    [BIN, ...args, '--rpc-http-enabled', '--rpc-http-host=127.0.0.1', `--rpc-http-port=${port}`],
+    [BIN, ...args, ...p2p, '--rpc-http-enabled', '--rpc-http-host=127.0.0.1', `--rpc-http-port=${port}`],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } },
   );
   let out = '';

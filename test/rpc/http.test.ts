@@ -337,15 +337,61 @@ describe('HTTP server: authentication hook', () => {
 });
 
 describe('HTTP server: connections and pretty JSON', () => {
-  it('closes connections beyond the limit', async () => {
-    const server = await start({ maxActiveConnections: 1 });
+  it('queues requests beyond the active limit and answers 503 only when the queue is full', async () => {
+    const server = await start({ maxActiveConnections: 1, maxQueuedConnections: 1 });
+    // A connection that has not finished its headers holds no slot.
+    const idle = connect(server.port, '127.0.0.1');
+    // One request that never sends its body holds the only slot; a second waits in the queue.
     const holder = connect(server.port, '127.0.0.1');
     try {
+      await new Promise((resolve) => idle.once('connect', resolve));
+      idle.write('POST / HTTP/1.1\r\nHost: localhost\r\n');
       await new Promise((resolve) => holder.once('connect', resolve));
+      holder.write(
+        'POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n',
+      );
       await new Promise((resolve) => setTimeout(resolve, 50));
-      await expect(raw(server.port, { body: '{"id":1,"method":"eth_blockNumber"}' })).rejects.toThrow();
+      const queued = raw(server.port, { body: '{"id":1,"method":"eth_blockNumber"}' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await raw(server.port, { body: '{"id":2,"method":"eth_blockNumber"}' })).status).toBe(503);
+      holder.destroy();
+      const served = await queued;
+      expect(served.status).toBe(200);
+      expect(JSON.parse(served.body).id).toBe(1);
     } finally {
       holder.destroy();
+      idle.destroy();
+      await server.close();
+    }
+  });
+
+  it('answers 408 and closes when headers or body arrive too slowly', async () => {
+    const server = await start({ headerTimeoutMs: 300, bodyTimeoutMs: 300 });
+    const timed = (first: string): Promise<{ text: string; ms: number }> =>
+      new Promise((resolve) => {
+        const started = Date.now();
+        const socket = connect(server.port, '127.0.0.1');
+        let text = '';
+        socket.on('connect', () => socket.write(first));
+        const drip = setInterval(() => socket.writable && socket.write(' '), 20);
+        socket.on('data', (d) => {
+          text += d;
+        });
+        socket.on('close', () => {
+          clearInterval(drip);
+          resolve({ text, ms: Date.now() - started });
+        });
+      });
+    try {
+      const head = await timed('POST / HTTP/1.1\r\nHost: localhost\r\nX-Slow: ');
+      expect(head.text).toMatch(/^HTTP\/1\.1 408 /);
+      expect(head.ms).toBeLessThan(3000);
+      const body = await timed(
+        'POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n',
+      );
+      expect(body.text).toMatch(/^HTTP\/1\.1 408 /);
+      expect(body.ms).toBeLessThan(3000);
+    } finally {
       await server.close();
     }
   });

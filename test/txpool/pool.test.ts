@@ -116,6 +116,35 @@ describe('transaction pool', () => {
     expect(await chain.call('eth_sendRawTransaction', [])).toEqual(err(-32602, 'Invalid number of params'));
   });
 
+  it('a transaction without a signature (r or s zero, or beyond the curve order) is -32602 Invalid params, as Besu', async () => {
+    const fields = { nonce: 5, gasPrice: 10n * GWEI, gasLimit: 21000, to: TO };
+    for (const [r, s] of [
+      [0n, 0n],
+      [1n, 0n],
+      [0n, 1n],
+      [SECP_N, 1n],
+      [1n, SECP_N],
+    ]) {
+      const unsigned = createLegacyTx({ ...fields, v: 28n, r, s }, { common: common() });
+      expect(await send(unsigned), `r=${r} s=${s}`).toEqual(err(-32602, 'Invalid params'));
+    }
+    const typed = createFeeMarket1559Tx(
+      {
+        chainId: 1337,
+        nonce: 5,
+        maxFeePerGas: 10n * GWEI,
+        maxPriorityFeePerGas: GWEI,
+        gasLimit: 21000,
+        to: TO,
+        v: 0n,
+        r: 0n,
+        s: 0n,
+      },
+      { common: common() },
+    );
+    expect(await send(typed)).toEqual(err(-32602, 'Invalid params'));
+  });
+
   it('rejects with Besu codes and messages', async () => {
     const badSig = createLegacyTx(
       { nonce: 5, gasPrice: 10n * GWEI, gasLimit: 21000, to: TO, v: 27n, r: 1n, s: SECP_N - 1n },

@@ -165,15 +165,16 @@ describe('limits', () => {
     expect(h.calls).toEqual(['web3_sha3']);
   });
 
-  it('closes new connections beyond the active-connection limit', async () => {
-    h = await startHarness({ maxActiveConnections: 2 });
+  it('queues connections beyond the active limit and refuses with 503 when the queue is full', async () => {
+    h = await startHarness({ maxActiveConnections: 2, maxQueuedConnections: 1 });
     const a = await Client.connect(h.url);
     const b = await Client.connect(h.url);
-    expect(await refusedUpgrade(h.url)).toBe('closed');
+    const waiting = Client.connect(h.url);
+    await sleep(50);
+    expect(await refusedUpgrade(h.url)).toBe(503);
     a.close();
     await a.closed;
-    await sleep(50);
-    const c = await Client.connect(h.url);
+    const c = await waiting;
     expect((await c.call('eth_chainId')).result).toBe('0x539');
     b.close();
     c.close();

@@ -1,8 +1,8 @@
 /**
- * Clique header rules on import, on top of the checks every engine shares (number, gas, base fee):
- * extraData layout, checkpoint signer list, zero coinbase on checkpoints, vote nonce, zero mixHash,
- * no ommers, minimum block period, an authorised signer that has not sealed too recently, and the
- * difficulty of its turn.
+ * Clique header rules on import, on top of the checks every engine shares (number, gas, base fee).
+ * On a header alone: extraData layout, zero coinbase on checkpoints, vote nonce, zero mixHash, no
+ * ommers. Against its parent: minimum block period, checkpoint signer list, an authorised signer that
+ * has not sealed too recently, and the difficulty of its turn.
  */
 import type { BlockHeader } from '@ethereumjs/block';
 import { type Address, bytesToHex, createAddressFromString } from '@ethereumjs/util';
@@ -25,8 +25,8 @@ export class CliqueHeaderRules {
     return createAddressFromString(this.snapshots.signerOf(header));
   }
 
-  /** Returns a reason when `header` breaks a Clique rule, undefined when it is valid. */
-  checkHeader(header: BlockHeader, parent: BlockHeader): string | undefined {
+  /** The Clique rules on a header alone (extraData layout, vote, mixHash, ommers); a reason when broken. */
+  checkHeaderAlone(header: BlockHeader): string | undefined {
     const extra = decodeExtraData(header.extraData);
     if (typeof extra === 'string') return extra;
     const checkpoint = this.snapshots.isCheckpoint(header.number);
@@ -40,10 +40,22 @@ export class CliqueHeaderRules {
     if (typeof vote === 'string') return vote;
     if (header.mixHash.some((b) => b !== 0)) return `mixHash ${bytesToHex(header.mixHash)} must be zero`;
     if (bytesToHex(header.uncleHash) !== EMPTY_UNCLE_HASH) return 'Clique blocks have no ommers';
+    return undefined;
+  }
+
+  /**
+   * The Clique rules on a header against its parent (block period, checkpoint signer list, an authorised
+   * signer that has not sealed too recently, the difficulty of its turn); a reason when broken. Expects
+   * `checkHeaderAlone` to have passed.
+   */
+  checkHeader(header: BlockHeader, parent: BlockHeader): string | undefined {
     const earliest = parent.timestamp + BigInt(this.periodSeconds);
     if (header.timestamp < earliest) {
       return `timestamp ${header.timestamp} is less than parent timestamp ${parent.timestamp} + block period ${this.periodSeconds}`;
     }
+    const checkpoint = this.snapshots.isCheckpoint(header.number);
+    const extra = decodeExtraData(header.extraData);
+    if (typeof extra === 'string') return extra;
 
     const tally = this.snapshots.tallyAfter(parent);
     if (checkpoint && !sameList(extra.signers, tally.signers)) {

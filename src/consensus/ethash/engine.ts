@@ -3,15 +3,9 @@
  * seal — a nonce search in short slices that yield to the event loop, raced by solutions submitted
  * through eth_submitWork for the same work. The current work is what eth_getWork hands out.
  */
-import {
-  Block,
-  type BlockHeader,
-  createBlockHeader,
-  createBlockHeaderFromBytesArray,
-} from '@ethereumjs/block';
-import type { Common } from '@ethereumjs/common';
+import { Block, type BlockHeader, createBlockHeaderFromBytesArray } from '@ethereumjs/block';
 import { type Address, bigIntToBytes, setLengthLeft } from '@ethereumjs/util';
-import type { EngineHeaderFields, SealingEngine } from '../../mining/engine.js';
+import type { EngineHeaderFields, ProofOfWorkPuzzle, ProofOfWorkSealer } from '../../mining/engine.js';
 import { boundary, bytesToBigIntBE, epochOf, sealHash } from './algorithm.js';
 import type { EthashCaches } from './caches.js';
 import { WorkerSearch } from './searcher.js';
@@ -21,14 +15,7 @@ const CLOCK_DRIFT_MS = 10_000;
 /** Hashes per slice between two yields to the event loop. */
 const SLICE = 16;
 
-export interface EthashWork {
-  /** The seal hash of the block being mined. */
-  headerHash: Uint8Array;
-  seed: Uint8Array;
-  /** 2^256 / difficulty. */
-  target: bigint;
-  number: bigint;
-}
+export type EthashWork = ProofOfWorkPuzzle;
 
 interface OpenWork extends EthashWork {
   block: Block;
@@ -40,12 +27,11 @@ interface OpenWork extends EthashWork {
 export interface EthashEngineOptions {
   coinbase: Address | undefined;
   extraData: Uint8Array;
-  fixedDifficulty?: bigint;
   /** false: only external solutions (eth_submitWork) seal blocks. */
   localSearch?: boolean;
 }
 
-export class EthashEngine implements SealingEngine {
+export class EthashEngine implements ProofOfWorkSealer {
   readonly name = 'ethash';
   /** The beneficiary; mining cannot start without one (miner_setCoinbase, --miner-coinbase). */
   coinbase: Address | undefined;
@@ -58,7 +44,7 @@ export class EthashEngine implements SealingEngine {
   private searcher: WorkerSearch | null | undefined;
 
   constructor(
-    private readonly common: Common,
+    private readonly difficulty: { calcDifficulty(parent: BlockHeader, timestamp: bigint): bigint },
     private readonly caches: EthashCaches,
     private readonly opts: EthashEngineOptions,
   ) {
@@ -79,16 +65,7 @@ export class EthashEngine implements SealingEngine {
   childHeaderFields(parent: BlockHeader, timestamp: bigint): EngineHeaderFields {
     const coinbase = this.coinbase;
     if (!coinbase) throw new Error('Coinbase not set. Unable to start mining without a coinbase');
-    let difficulty = this.opts.fixedDifficulty;
-    if (difficulty === undefined) {
-      const common = this.common.copy();
-      common.setHardforkBy({ blockNumber: parent.number + 1n, timestamp });
-      const probe = createBlockHeader(
-        { number: parent.number + 1n, timestamp, parentHash: parent.hash(), gasLimit: parent.gasLimit },
-        { common, skipConsensusFormatValidation: true },
-      );
-      difficulty = probe.ethashCanonicalDifficulty(parent);
-    }
+    const difficulty = this.difficulty.calcDifficulty(parent, timestamp);
     return { coinbase, difficulty, extraData: this.extraData };
   }
 
@@ -132,6 +109,13 @@ export class EthashEngine implements SealingEngine {
         }) ?? null;
     }
     return this.searcher?.usable ? this.searcher : undefined;
+  }
+
+  /** Ends the search thread, if one was started. */
+  async close(): Promise<void> {
+    const searcher = this.searcher;
+    this.searcher = null;
+    await searcher?.close();
   }
 
   async seal(block: Block, signal: AbortSignal): Promise<Block | undefined> {

@@ -50,7 +50,7 @@ export async function validateCredentialsFile(
     text = await readFile(path, 'utf8');
   } catch {
     throw new AuthConfigError(
-      `An error occurred while opening the specified RPC ${transport} authentication configuration file.`,
+      `An error occurred while opening the specified RPC ${transport} authentication configuration file ${path}.`,
     );
   }
   let doc: TomlTable;
@@ -58,12 +58,12 @@ export async function validateCredentialsFile(
     doc = parseToml(text) as TomlTable;
   } catch (err) {
     throw new AuthConfigError(
-      `Invalid RPC ${transport} authentication credentials file: Invalid TOML configuration: \n${(err as Error).message}`,
+      `Invalid RPC ${transport} authentication credentials file: Invalid TOML configuration in ${path}: ${((err as Error).message.split('\n')[0] ?? '').trim()}`,
     );
   }
   if (Object.keys(doc).length === 0) {
     throw new AuthConfigError(
-      `Invalid RPC ${transport} authentication credentials file: Empty TOML result: ${text}`,
+      `Invalid RPC ${transport} authentication credentials file: Empty TOML result in ${path}: ${text}`,
     );
   }
   const users = doc.Users;

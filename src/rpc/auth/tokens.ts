@@ -101,7 +101,7 @@ export async function readPublicKeyFile(path: string): Promise<KeyObject> {
   }
   const lines = text.split(/\r?\n/);
   const begin = lines.findIndex((l) => l.startsWith('-----BEGIN '));
-  if (begin < 0) throw new AuthConfigError('Authentication RPC public key file format is invalid');
+  if (begin < 0) throw new AuthConfigError(`Authentication RPC public key file format is invalid: ${path}`);
   const end = lines.findIndex((l, i) => i > begin && l.startsWith('-----END '));
   if (end < 0) throw new AuthConfigError(`Authentication RPC public key could not be read: ${path}`);
   const body = lines
@@ -110,12 +110,12 @@ export async function readPublicKeyFile(path: string): Promise<KeyObject> {
     .join('')
     .replace(/\s+/g, '');
   if (body === '' || !/^[A-Za-z0-9+/]+={0,2}$/.test(body)) {
-    throw new AuthConfigError('Authentication RPC public key file format is invalid');
+    throw new AuthConfigError(`Authentication RPC public key file format is invalid: ${path}`);
   }
   try {
     return createPublicKey({ key: Buffer.from(body, 'base64'), format: 'der', type: 'spki' });
   } catch {
-    throw new AuthConfigError('Authentication RPC public key file format is invalid');
+    throw new AuthConfigError(`Authentication RPC public key file format is invalid: ${path}`);
   }
 }
 

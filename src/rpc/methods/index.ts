@@ -1,5 +1,6 @@
 /** Every JSON-RPC method Alder serves; the dispatcher enables them by group. */
 import { adminChangeLogLevel } from './admin/changeLogLevel.js';
+import { adminMethods } from './admin/index.js';
 import { logBloomCacheMethods } from './admin/logBloomCache.js';
 import { cliqueMethods } from './clique/index.js';
 import { debugBatchSendRawTransaction } from './debug/batchSend.js';
@@ -27,7 +28,6 @@ import { uncleMethods } from './eth/uncles.js';
 import { workMethods } from './eth/work.js';
 import { minerMethods } from './miner/index.js';
 import { netMethods } from './net/net.js';
-import { netServices } from './net/services.js';
 import { pluginsReloadPluginConfigMethods } from './plugins/index.js';
 import { txpoolMethods } from './txpool/txpool.js';
 import type { RpcMethod } from './types.js';
@@ -52,7 +52,6 @@ export const allMethods: RpcMethod[] = [
   ...minerDataMethods,
   ...web3Methods,
   ...netMethods,
-  netServices,
   adminChangeLogLevel,
   ...logBloomCacheMethods,
   ...pluginsReloadPluginConfigMethods,
@@ -66,4 +65,5 @@ export const allMethods: RpcMethod[] = [
   ...miningMethods,
   ...workMethods,
   ...minerMethods,
+  ...adminMethods,
 ];

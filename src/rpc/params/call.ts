@@ -4,8 +4,8 @@
  * is `Invalid call params`, as in Besu; unknown members are ignored.
  */
 import { SIMULATED_AUTHORIZATION_SIGNATURE } from '../../execution/authorizations.js';
-import type { AccountOverride, CallRequest, StateOverrides } from '../../execution/simulator.js';
-import { INVALID_CALL_PARAMS, RpcError } from '../errors.js';
+import type { AccountOverride, CallRequest, StateOverrides } from '../../execution/callTypes.js';
+import { INVALID_CALL_PARAMS, RpcError, type RpcErrorSpec } from '../errors.js';
 import { address, bool, type Decoder, data, hash32, quantity, uint64 } from '../params.js';
 
 function hexBytes(s: string): Uint8Array {
@@ -89,32 +89,37 @@ export function decodeCallObject(value: unknown): CallRequest {
   return call;
 }
 
-function slotMap(v: unknown): Array<[Uint8Array, Uint8Array]> {
-  if (!isObject(v)) throw new RpcError(INVALID_CALL_PARAMS);
-  return Object.entries(v).map(([k, val]) => [
-    hexBytes(hash32(k, INVALID_CALL_PARAMS)),
-    hexBytes(hash32(val, INVALID_CALL_PARAMS)),
-  ]);
+function slotMap(v: unknown, e: RpcErrorSpec): Array<[Uint8Array, Uint8Array]> {
+  if (!isObject(v)) throw new RpcError(e);
+  return Object.entries(v).map(([k, val]) => [hexBytes(hash32(k, e)), hexBytes(hash32(val, e))]);
 }
 
-/** The state override set (third parameter); `undefined` when absent. Malformed: `Invalid call params`, as Besu. */
-export function decodeOverrides(value: unknown): StateOverrides | undefined {
+/**
+ * A state override set (eth_call's third parameter, a simulated block's `stateOverrides`);
+ * `undefined` when absent. Malformed: `e` (`Invalid call params` for the call methods, as Besu). An
+ * account may replace its storage (`state`) or change slots (`stateDiff`), not both: Besu refuses
+ * such an override when it decodes it.
+ */
+export function decodeOverrides(
+  value: unknown,
+  e: RpcErrorSpec = INVALID_CALL_PARAMS,
+): StateOverrides | undefined {
   if (value === undefined || value === null) return undefined;
-  if (!isObject(value)) throw new RpcError(INVALID_CALL_PARAMS);
+  if (!isObject(value)) throw new RpcError(e);
   const out: StateOverrides = new Map();
   for (const [addr, raw] of Object.entries(value)) {
-    if (!isObject(raw)) throw new RpcError(INVALID_CALL_PARAMS);
+    if (!isObject(raw)) throw new RpcError(e);
     const o: AccountOverride = {};
-    if (raw.balance !== undefined && raw.balance !== null)
-      o.balance = quantity(raw.balance, INVALID_CALL_PARAMS);
-    if (raw.nonce !== undefined && raw.nonce !== null) o.nonce = uint64(raw.nonce, INVALID_CALL_PARAMS);
-    if (raw.code !== undefined && raw.code !== null) o.code = data(raw.code, INVALID_CALL_PARAMS);
-    if (raw.state !== undefined && raw.state !== null) o.state = slotMap(raw.state);
-    if (raw.stateDiff !== undefined && raw.stateDiff !== null) o.stateDiff = slotMap(raw.stateDiff);
+    if (raw.balance !== undefined && raw.balance !== null) o.balance = quantity(raw.balance, e);
+    if (raw.nonce !== undefined && raw.nonce !== null) o.nonce = uint64(raw.nonce, e);
+    if (raw.code !== undefined && raw.code !== null) o.code = data(raw.code, e);
+    if (raw.state !== undefined && raw.state !== null) o.state = slotMap(raw.state, e);
+    if (raw.stateDiff !== undefined && raw.stateDiff !== null) o.stateDiff = slotMap(raw.stateDiff, e);
+    if (o.state !== undefined && o.stateDiff !== undefined) throw new RpcError(e);
     if (raw.movePrecompileToAddress !== undefined && raw.movePrecompileToAddress !== null) {
-      o.movePrecompileToAddress = hexBytes(address(raw.movePrecompileToAddress, INVALID_CALL_PARAMS));
+      o.movePrecompileToAddress = hexBytes(address(raw.movePrecompileToAddress, e));
     }
-    out.set(address(addr, INVALID_CALL_PARAMS).toLowerCase(), o);
+    out.set(address(addr, e).toLowerCase(), o);
   }
   return out;
 }

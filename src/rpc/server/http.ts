@@ -1,8 +1,9 @@
 /**
  * The JSON-RPC HTTP listener on `node:http` (besu-facts.md §1.4). Per request, in Besu's order: Host
  * allowlist (403), CORS (403 or preflight 204), body size (413), then the routes: `POST /` JSON-RPC,
- * `GET /` 201, `GET /liveness`, `GET /readiness`, `POST /login`. Connections beyond the limit are closed
- * as they arrive. The JSON-RPC route does no work of its own beyond the auth gate: the dispatcher builds
+ * `GET /` 201, `GET /liveness`, `GET /readiness`, `POST /login`. At most `maxActiveConnections`
+ * requests are served at once; more wait in a bounded queue and only a full queue answers 503 (see
+ * `http1.ts`, which also times out slow senders). The JSON-RPC route does no work of its own beyond the auth gate: the dispatcher builds
  * the answer string and its status.
  */
 import type { DispatchContext, Dispatcher, DispatchResult } from '../dispatch.js';
@@ -48,8 +49,14 @@ export interface HttpServerOptions {
   hostAllowlist: readonly string[];
   /** Empty = requests with an Origin header are refused; `*` or `all` = any origin. */
   corsOrigins: readonly string[];
-  /** Connections beyond this are closed on arrival; 0 or less = no limit. */
+  /** Requests served at once (more wait in a queue of 10× this, then 503); 0 or less = no limit. */
   maxActiveConnections: number;
+  /** Requests that may wait for a slot; default 10 × `maxActiveConnections`. */
+  maxQueuedConnections?: number;
+  /** Headers must be complete this long after a request's first byte (ms); default 10 s. */
+  headerTimeoutMs?: number;
+  /** A body must be complete this long after its headers (ms); default 30 s. */
+  bodyTimeoutMs?: number;
   /** Jackson-style pretty JSON responses (`--json-pretty-print-enabled`). */
   prettyJson?: boolean;
   auth?: HttpAuthHook;
@@ -97,6 +104,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const { dispatcher, auth } = opts;
   const pretty = opts.prettyJson === true;
   const baseContext: DispatchContext = { services: opts.services, transport };
+  // Batch answers leave piece by piece (bounded memory), except when they are to be pretty-printed.
+  const streamBatches = { stream: !pretty };
 
   // Headers of the common answers, built once. `bare` = without Content-Type, for the answers Besu
   // writes without one.
@@ -116,6 +125,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     statusMessage === undefined ? { status, body, headers } : { status, body, headers, statusMessage };
 
   function resultAnswer(result: DispatchResult, headers: HeaderList): Http1Response {
+    if (result.stream !== undefined)
+      return { status: result.status, body: '', headers, stream: result.stream };
     let text = result.body ?? '';
     if (pretty && text !== '') text = prettyJson(JSON.parse(text));
     return answer(result.status, text, result.bareBody ? bareOf(headers) : headers);
@@ -127,7 +138,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     headers: HeaderList,
   ): Http1Response | Promise<Http1Response> {
     if (auth === undefined) {
-      const result = dispatcher.dispatch(body, baseContext);
+      const result = dispatcher.dispatch(body, baseContext, streamBatches);
       if (result instanceof Promise) return result.then((r) => resultAnswer(r, headers));
       return resultAnswer(result, headers);
     }
@@ -140,7 +151,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         authRequired: auth.required,
         permit: auth.permit?.(user),
       };
-      return resultAnswer(await dispatcher.dispatch(body, ctx), headers);
+      return resultAnswer(await dispatcher.dispatch(body, ctx, streamBatches), headers);
     });
   }
 
@@ -227,6 +238,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     port: opts.port,
     maxBodyBytes: opts.maxRequestContentLength,
     maxConnections: opts.maxActiveConnections,
+    ...(opts.maxQueuedConnections !== undefined ? { maxQueued: opts.maxQueuedConnections } : {}),
+    ...(opts.headerTimeoutMs !== undefined ? { headerTimeoutMs: opts.headerTimeoutMs } : {}),
+    ...(opts.bodyTimeoutMs !== undefined ? { bodyTimeoutMs: opts.bodyTimeoutMs } : {}),
     handler,
     idleTimeoutMs: IDLE_TIMEOUT_MS,
   });

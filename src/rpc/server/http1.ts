@@ -11,6 +11,15 @@
  * bodies (a request with both, or with another transfer coding, is refused), `Expect: 100-continue`,
  * HEAD, and bounds on header size, body size and idle time. Requests are handled one at a time per
  * connection, so a client that does not read its answers stops being read (back-pressure).
+ *
+ * Slow senders: a request's headers must arrive within `headerTimeoutMs` of its first byte and its body
+ * within `bodyTimeoutMs` of its headers, else the connection is answered 408 and closed.
+ *
+ * Load: at most `maxConnections` requests are served at once (a connection counts from the end of its
+ * headers until its answer is written, so neither idle keep-alive connections nor ones still sending
+ * headers hold a slot). Requests beyond that wait in a queue of `maxQueued`, first come first served,
+ * and are answered 503 only when that queue is full. Open sockets are capped at `maxSockets`; one more
+ * is closed as it arrives.
  */
 import { STATUS_CODES } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -30,9 +39,19 @@ export interface Http1Response {
   /** Flat `[name, value, name, value …]` list; Content-Length is added by the server. */
   headers: readonly string[];
   body: string;
+  /**
+   * The body produced piece by piece (sent chunked, `body` ignored): `write` returns a promise when the
+   * client is behind and the producer should wait for it. HTTP/1.0 and HEAD get it gathered instead.
+   */
+  stream?: (write: (text: string) => Promise<void> | undefined) => Promise<void>;
   /** Close the connection after this answer. */
   close?: boolean;
 }
+
+/** Pieces of a streamed body are gathered up to this many characters per chunk. */
+const STREAM_CHUNK_CHARS = 64 * 1024;
+
+class StreamAborted extends Error {}
 
 export interface Http1Handler {
   /**
@@ -50,11 +69,58 @@ export interface Http1ServerOptions {
   port: number;
   /** Largest request body accepted; more is answered with 413 and the connection is closed. */
   maxBodyBytes: number;
-  /** Connections beyond this are closed on arrival; 0 or less = no limit. */
+  /** Requests served at once; 0 or less = no limit. */
   maxConnections: number;
+  /** Requests that may wait for a slot; one more is answered 503. Default 10 × `maxConnections`. */
+  maxQueued?: number;
+  /** Open sockets; one more is closed on arrival. Default `maxConnections` + `maxQueued` + 160. */
+  maxSockets?: number;
   handler: Http1Handler;
   /** A connection with no request in progress is closed after this long (ms). */
   idleTimeoutMs?: number;
+  /** A request's headers must be complete this long after its first byte (ms). Default 10 s. */
+  headerTimeoutMs?: number;
+  /** A request's body must be complete this long after its headers (ms). Default 30 s. */
+  bodyTimeoutMs?: number;
+}
+
+export const DEFAULT_HEADER_TIMEOUT_MS = 10_000;
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
+/** Request slots: `maxConnections` at once, then a bounded first-come-first-served queue. */
+class SlotLimiter {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(
+    private readonly max: number,
+    private readonly maxQueued: number,
+  ) {}
+
+  /** `true`: a slot is held now; `false`: `granted` runs when one frees; `undefined`: queue full. */
+  acquire(granted: () => void): boolean | undefined {
+    if (this.max <= 0 || this.active < this.max) {
+      this.active++;
+      return true;
+    }
+    if (this.waiting.length >= this.maxQueued) return undefined;
+    this.waiting.push(granted);
+    return false;
+  }
+
+  /** Gives a held slot back (straight to the first waiter, if any). */
+  release(): void {
+    const next = this.waiting.shift();
+    // The slot passes to the waiter at once; its work starts outside the caller's stack.
+    if (next !== undefined) queueMicrotask(next);
+    else this.active--;
+  }
+
+  /** A waiter that went away before its turn. */
+  cancel(granted: () => void): void {
+    const i = this.waiting.indexOf(granted);
+    if (i >= 0) this.waiting.splice(i, 1);
+  }
 }
 
 export interface RunningHttp1Server {
@@ -63,6 +129,8 @@ export interface RunningHttp1Server {
 }
 
 const MAX_HEADER_BYTES = 16 * 1024;
+/** After a closing answer, the client gets this long to close its side before the socket is destroyed. */
+const CLOSE_GRACE_MS = 2000;
 const CRLF = 0x0d0a;
 const HEADER_END = Buffer.from('\r\n\r\n');
 const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
@@ -77,6 +145,18 @@ const HEADERS_TOO_LARGE: Http1Response = {
   status: 431,
   headers: ['Content-Type', 'text/plain'],
   body: 'Request Header Fields Too Large',
+  close: true,
+};
+const REQUEST_TIMEOUT: Http1Response = {
+  status: 408,
+  headers: ['Content-Type', 'text/plain'],
+  body: 'Request Timeout',
+  close: true,
+};
+const SERVICE_UNAVAILABLE: Http1Response = {
+  status: 503,
+  headers: ['Content-Type', 'text/plain', 'Retry-After', '1'],
+  body: 'Too many connections',
   close: true,
 };
 export const PAYLOAD_TOO_LARGE: Http1Response = {
@@ -194,10 +274,17 @@ class Connection {
   private paused = false;
   /** Inside `process`: an answer given synchronously lets the running loop go on. */
   private processing = false;
+  /** The current request holds one of the server's slots. */
+  private holdsSlot = false;
+  /** The current request waits for a slot: the callback the limiter will call. */
+  private queued: (() => void) | undefined;
+  /** Header or body read deadline of the current request. */
+  private deadline: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly socket: Socket,
     private readonly opts: Http1ServerOptions,
+    private readonly slots: SlotLimiter,
   ) {
     socket.setNoDelay(true);
     if (opts.idleTimeoutMs && opts.idleTimeoutMs > 0) {
@@ -207,7 +294,37 @@ class Connection {
     socket.on('error', () => this.destroy());
     socket.on('close', () => {
       this.closed = true;
+      this.clearDeadline();
+      if (this.queued !== undefined) {
+        this.slots.cancel(this.queued);
+        this.queued = undefined;
+      }
+      this.releaseSlot();
     });
+  }
+
+  private releaseSlot(): void {
+    if (this.holdsSlot) {
+      this.holdsSlot = false;
+      this.slots.release();
+    }
+  }
+
+  private setDeadline(ms: number): void {
+    this.clearDeadline();
+    this.deadline = setTimeout(() => {
+      this.deadline = undefined;
+      if (this.closed) return;
+      this.busy = false;
+      this.respond(REQUEST_TIMEOUT, false);
+    }, ms);
+  }
+
+  private clearDeadline(): void {
+    if (this.deadline !== undefined) {
+      clearTimeout(this.deadline);
+      this.deadline = undefined;
+    }
   }
 
   private destroy(): void {
@@ -218,6 +335,8 @@ class Connection {
   private onData(chunk: Buffer): void {
     if (this.closed) return;
     this.buf = this.buf === undefined || this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    if (this.current === undefined && this.deadline === undefined && !this.busy)
+      this.setDeadline(this.opts.headerTimeoutMs ?? DEFAULT_HEADER_TIMEOUT_MS);
     if (this.busy) {
       // Pipelined requests wait; do not read without bound while one is being answered.
       if (!this.paused && this.buf.length > MAX_HEADER_BYTES + this.opts.maxBodyBytes) {
@@ -267,6 +386,7 @@ class Connection {
     }
     if (end - start > MAX_HEADER_BYTES) throw new ProtocolError(HEADERS_TOO_LARGE);
     const parsed = parseHead(buf.toString('latin1', start, end));
+    this.clearDeadline();
     this.buf = buf.subarray(end + 4);
     this.current = parsed;
     this.chunks = [];
@@ -275,6 +395,33 @@ class Connection {
     this.chunkedDone = false;
     this.skipping = undefined;
 
+    // Only now does the connection compete for a slot; beyond the limit it waits its turn.
+    const grant = (): void => {
+      this.queued = undefined;
+      this.holdsSlot = true;
+      if (this.closed) {
+        this.releaseSlot();
+        return;
+      }
+      this.busy = false;
+      if (this.afterHead(parsed)) this.process();
+    };
+    const got = this.slots.acquire(grant);
+    if (got === undefined) {
+      this.respond(SERVICE_UNAVAILABLE, false);
+      return false;
+    }
+    if (!got) {
+      this.queued = grant;
+      this.busy = true;
+      return false;
+    }
+    this.holdsSlot = true;
+    return this.afterHead(parsed);
+  }
+
+  /** The head is read and a slot held: early answers, 100-continue, the body deadline. */
+  private afterHead(parsed: Parsed): boolean {
     const early = this.opts.handler.head(parsed.req);
     if (early !== undefined) {
       if (early.close || parsed.framing.kind === 'chunked') {
@@ -290,6 +437,7 @@ class Connection {
       this.socket.write(CONTINUE);
     }
     if (parsed.framing.kind === 'none') this.complete();
+    else this.setDeadline(this.opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
     return true;
   }
 
@@ -361,6 +509,79 @@ class Connection {
     }
   }
 
+  /** Sends a streamed body with chunked framing, holding the slot until it is complete. */
+  private respondStream(
+    res: Http1Response,
+    stream: NonNullable<Http1Response['stream']>,
+    keepAlive: boolean,
+  ): void {
+    const parsed = this.current;
+    this.busy = true;
+    this.clearDeadline();
+    const { stream: _omit, ...plain } = res;
+    if (parsed?.http10 || parsed?.req.method === 'HEAD') {
+      // No chunked framing for these: gather the body.
+      let body = '';
+      stream((text) => {
+        body += text;
+        return undefined;
+      }).then(
+        () => this.respond({ ...plain, body }, keepAlive),
+        (err: unknown) => this.respond(this.opts.handler.onError(err), keepAlive),
+      );
+      return;
+    }
+    const socket = this.socket;
+    socket.write(
+      `HTTP/1.1 ${res.status} ${res.statusMessage ?? STATUS_CODES[res.status] ?? ''}\r\n${headerLines(res.headers)}Transfer-Encoding: chunked\r\n${keepAlive && res.close !== true ? '' : 'Connection: close\r\n'}\r\n`,
+    );
+    let pending = '';
+    const flush = (): boolean => {
+      if (pending === '') return true;
+      const piece = pending;
+      pending = '';
+      return socket.write(`${Buffer.byteLength(piece).toString(16)}\r\n${piece}\r\n`);
+    };
+    const write = (text: string): Promise<void> | undefined => {
+      if (this.closed) throw new StreamAborted();
+      pending += text;
+      if (pending.length < STREAM_CHUNK_CHARS || flush()) return undefined;
+      return new Promise<void>((resolve) => {
+        const done = (): void => {
+          socket.off('drain', done);
+          socket.off('close', done);
+          resolve();
+        };
+        socket.once('drain', done);
+        socket.once('close', done);
+      });
+    };
+    stream(write).then(
+      () => {
+        flush();
+        this.current = undefined;
+        this.busy = false;
+        this.releaseSlot();
+        if (this.closed) return;
+        socket.write('0\r\n\r\n');
+        if (!keepAlive || res.close === true) {
+          this.closed = true;
+          socket.end();
+          return;
+        }
+        this.resume();
+      },
+      (err: unknown) => {
+        // The status line is gone: a failure part-way can only cut the connection.
+        if (!(err instanceof StreamAborted)) this.opts.handler.onError(err);
+        this.current = undefined;
+        this.busy = false;
+        this.releaseSlot();
+        this.destroy();
+      },
+    );
+  }
+
   private keep(part: Buffer): void {
     this.bodySize += part.length;
     if (this.skipping === undefined && part.length > 0) this.chunks.push(part);
@@ -368,6 +589,7 @@ class Connection {
 
   /** The whole request is read: answer it. */
   private complete(): void {
+    this.clearDeadline();
     const parsed = this.current as Parsed;
     if (this.skipping !== undefined) {
       this.respond(this.skipping, parsed.keepAlive);
@@ -396,9 +618,15 @@ class Connection {
   }
 
   private respond(res: Http1Response, keepAlive: boolean): void {
+    if (res.stream !== undefined && !this.closed) {
+      this.respondStream(res, res.stream, keepAlive);
+      return;
+    }
     const parsed = this.current;
     this.current = undefined;
     this.busy = false;
+    this.clearDeadline();
+    this.releaseSlot();
     if (this.closed) return;
     const close = res.close === true || !keepAlive;
     const isHead = parsed?.req.method === 'HEAD';
@@ -411,6 +639,8 @@ class Connection {
     if (close) {
       this.closed = true;
       this.socket.end();
+      // A client that neither reads nor closes its side does not keep the socket.
+      setTimeout(() => this.socket.destroy(), CLOSE_GRACE_MS).unref();
       return;
     }
     if (flushed) this.resume();
@@ -426,12 +656,15 @@ class Connection {
 
 export async function startHttp1Server(opts: Http1ServerOptions): Promise<RunningHttp1Server> {
   const sockets = new Set<Socket>();
+  const maxQueued = opts.maxQueued ?? Math.max(0, opts.maxConnections) * 10;
+  const slots = new SlotLimiter(opts.maxConnections, maxQueued);
   const server: Server = createServer({ noDelay: true }, (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    new Connection(socket, opts);
+    new Connection(socket, opts, slots);
   });
-  if (opts.maxConnections > 0) server.maxConnections = opts.maxConnections;
+  if (opts.maxConnections > 0)
+    server.maxConnections = opts.maxSockets ?? opts.maxConnections + maxQueued + 160;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {

@@ -5,7 +5,10 @@
  *   answers logins (each service signs with its own key, so WS needs a WS token); every other HTTP
  *   request gets 400 `Websocket endpoint can't handle HTTP requests`. A Host header off the allowlist
  *   gets 403 `{"message":"Host not authorized."}` for HTTP requests and a 403 handshake rejection.
- * - More than `maxActiveConnections` open TCP connections: the new one is closed at once.
+ * - At most `maxActiveConnections` WebSocket connections are open at once. Further upgrade requests
+ *   wait in a bounded queue (10× the limit) and are accepted, in order, as connections close; only when
+ *   that queue is full is an upgrade answered 503. Request headers must arrive within 10 s and an HTTP
+ *   request complete within 30 s, so slow senders cannot hold sockets.
  * - Frames: at most `maxFrameSize` payload bytes per frame and 4× that per message; beyond either the
  *   connection is closed with 1009 (message too big), and the oversized message is never executed.
  * - Messages are handled one at a time per connection, in order. Text or binary, same treatment. An
@@ -57,6 +60,10 @@ export interface WsServerOptions {
   sendQueueCloseGraceMs?: number;
   /** Largest `POST /login` body accepted. Default 64 KiB. */
   maxLoginBodyBytes?: number;
+  /** Upgrade requests that may wait for a free connection slot; default 10 × `maxActiveConnections`. */
+  maxQueuedConnections?: number;
+  /** Request headers must be complete this long after the connection opens (ms). Default 10 s. */
+  headerTimeoutMs?: number;
 }
 
 export interface WsServer {
@@ -78,6 +85,15 @@ const WHITESPACE_ONLY = /^[ \t\r\n]*$/;
 const EMPTY_BATCH = /^[ \t\r\n]*\[[ \t\r\n]*\][ \t\r\n]*$/;
 const HTTP_NOT_SUPPORTED = "Websocket endpoint can't handle HTTP requests";
 const HOST_NOT_AUTHORIZED = '{"message":"Host not authorized."}';
+const UPGRADE_QUEUE_FULL =
+  'HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n';
+
+/** An upgrade request waiting for a connection slot. */
+interface WaitingUpgrade {
+  req: IncomingMessage;
+  socket: Duplex;
+  head: Buffer;
+}
 
 function errorResponse(error: RpcErrorSpec): string {
   return JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: error.code, message: error.message } });
@@ -160,21 +176,49 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
     clientTracking: false,
   });
 
-  const server: Server = createServer((req, res) => {
-    handleHttp(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
-  });
+  const headerTimeout = opts.headerTimeoutMs ?? 10_000;
+  const server: Server = createServer(
+    { headersTimeout: headerTimeout, requestTimeout: 30_000, connectionsCheckingInterval: 500 },
+    (req, res) => {
+      handleHttp(req, res).catch(() => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+    },
+  );
+  const limit = opts.maxActiveConnections;
+  const maxQueued = opts.maxQueuedConnections ?? Math.max(0, limit) * 10;
+  const waiting: WaitingUpgrade[] = [];
+  /** Upgrades accepted and not yet closed (counted from the accept, before the handshake finishes). */
+  let admitted = 0;
+  if (limit > 0) server.maxConnections = limit + maxQueued + 160;
 
   server.on('connection', (socket) => {
-    if (sockets.size >= opts.maxActiveConnections) {
-      socket.destroy();
-      return;
-    }
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
+
+  /** A connection slot freed: admit the oldest waiting upgrade whose client is still there. */
+  function admitNext(): void {
+    while (waiting.length > 0 && (limit <= 0 || admitted < limit)) {
+      const next = waiting.shift() as WaitingUpgrade;
+      if (next.socket.destroyed) continue;
+      upgrade(next.req, next.socket, next.head);
+    }
+  }
+
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    admitted++;
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      admitted--;
+      admitNext();
+    };
+    socket.once('close', release);
+    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, socket, req));
+  }
 
   async function handleHttp(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!hostAllowed(req.headers.host)) {
@@ -213,7 +257,20 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => accept(ws, socket, req));
+    if (limit <= 0 || admitted < limit) {
+      upgrade(req, socket, head);
+      return;
+    }
+    if (waiting.length >= maxQueued) {
+      socket.end(UPGRADE_QUEUE_FULL);
+      return;
+    }
+    const entry: WaitingUpgrade = { req, socket, head };
+    waiting.push(entry);
+    socket.once('close', () => {
+      const i = waiting.indexOf(entry);
+      if (i >= 0) waiting.splice(i, 1);
+    });
   });
 
   function accept(ws: WebSocket, socket: Duplex, req: IncomingMessage): void {

@@ -9,12 +9,29 @@ import { bytesToHex } from '@ethereumjs/util';
 import type { ChainStore, NewHeadEvent } from '../../chain/chainStore.js';
 import { blockLogs, compileLogQuery } from '../../filters/logs.js';
 import { logger } from '../../log.js';
+import type { SyncStatus } from '../../p2p/sync.js';
 import type { PooledTx, TxPool } from '../../txpool/pool.js';
 import { formatLogs } from '../format/log.js';
 import { formatPendingTransactionDetail } from '../format/pendingTransaction.js';
 import type { JsonObject, SubscriptionSource } from './source.js';
 
 const log = logger('subscriptions');
+
+/** The synchronizer's edges: its status when the node falls behind, `false` when it is in sync again. */
+export interface SyncSource {
+  on(event: 'syncing', listener: (status: SyncStatus | false) => void): unknown;
+  off(event: 'syncing', listener: (status: SyncStatus | false) => void): unknown;
+}
+
+/** eth_syncing's object (Besu's member order). */
+export function syncingJson(s: SyncStatus): JsonObject {
+  const q = (n: bigint) => `0x${n.toString(16)}`;
+  return {
+    startingBlock: q(s.startingBlock),
+    currentBlock: q(s.currentBlock),
+    highestBlock: q(s.highestBlock),
+  };
+}
 const ALL_LOGS = compileLogQuery({ addresses: [], topics: [] });
 
 /**
@@ -25,6 +42,7 @@ export function chainSubscriptionSource(
   chain: ChainStore,
   blockJson: (block: Block, full: boolean) => string,
   pool?: TxPool,
+  sync?: SyncSource,
 ): SubscriptionSource {
   return {
     onNewHead(cb) {
@@ -63,9 +81,11 @@ export function chainSubscriptionSource(
       pool.on('dropped', listener);
       return () => pool.off('dropped', listener);
     },
-    onSyncing() {
-      // Alder has no synchronizer yet: the node is always in sync, so there is no change to report.
-      return () => undefined;
+    onSyncing(cb) {
+      if (!sync) return () => undefined;
+      const listener = (status: SyncStatus | false) => cb(status === false ? false : syncingJson(status));
+      sync.on('syncing', listener);
+      return () => sync.off('syncing', listener);
     },
   };
 }

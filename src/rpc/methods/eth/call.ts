@@ -5,6 +5,7 @@
  */
 
 import type { BlockHeader } from '@ethereumjs/block';
+import { CallFailedError } from '../../../execution/gasEstimator.js';
 import {
   type CallRequest,
   type CallSimulator,
@@ -12,13 +13,15 @@ import {
   type SimulationResult,
   type StateOverrides,
 } from '../../../execution/simulator.js';
-import { type BlockParam, resolveHeader, resolveStateBlock, stateBlockParam } from '../../blockParam.js';
+import { type BlockParam, resolveHeader, stateBlockParam } from '../../blockParam.js';
 import {
+  BLOB_GAS_PRICE_BELOW_CURRENT_BLOB_BASE_FEE,
   BLOCK_NOT_FOUND,
   EXECUTION_HALTED,
   INTERNAL_ERROR,
   INTRINSIC_GAS_EXCEEDS_LIMIT,
   INVALID_BLOCK_PARAMS,
+  INVALID_TRANSACTION_TYPE,
   NONCE_TOO_LOW,
   RpcError,
   revertError,
@@ -27,9 +30,10 @@ import {
 } from '../../errors.js';
 import { bytes } from '../../format/hex.js';
 import { decodeCallObject, decodeOverrides } from '../../params/call.js';
-import { blockNumberParam, optionalParam } from '../../params.js';
+import { blockNumberParam } from '../../params.js';
 import type { Services } from '../../services.js';
-import type { RpcMethod } from '../types.js';
+import { deferred, defineMethod, type ParamSpec, withDefault } from '../define.js';
+import { stateHeader } from './state.js';
 
 /** The node's call simulator (built once in node.ts). */
 export function simulatorOf(services: Services): CallSimulator {
@@ -39,44 +43,42 @@ export function simulatorOf(services: Services): CallSimulator {
 // The call object and state override decoders live with the other composite decoders.
 export { decodeCallObject, decodeOverrides };
 
-/** What a simulation runs: the block it runs on, the call, and the state overrides. */
-export interface CallInput {
-  header: BlockHeader;
-  call: CallRequest;
-  overrides: StateOverrides | undefined;
-}
+/** The call object parameter (`Invalid call params` when malformed). */
+export const callObject: ParamSpec<CallRequest> = {
+  decode: (params, index) => decodeCallObject(params[index]),
+};
 
-/**
- * eth_call's parameters in Besu's order: the block (number, tag, hash or EIP-1898 object) is decoded
- * and resolved first, so a block beyond the head answers null whatever the call object holds, and an
- * unknown hash is `Block not found`; then the call object, then the overrides. Undefined: no such
- * block (null result).
- */
-export function callInputAt(services: Services, params: readonly unknown[]): CallInput | undefined {
-  const header = resolveStateBlock(services.chain, stateBlockParam(params, 1));
-  if (!header) return undefined;
-  const call = decodeCallObject(params[0]);
-  return { header, call, overrides: decodeOverrides(params[2]) };
-}
+/** The state override parameter; absent: undefined. */
+export const stateOverrides: ParamSpec<StateOverrides | undefined> = {
+  decode: (params, index) => decodeOverrides(params[index]),
+};
+
+/** eth_call's block: required, a number, tag, hash or EIP-1898 object (`Invalid block param`). */
+const callBlock: ParamSpec<BlockParam> = {
+  decode(params, index) {
+    if (params[index] === undefined || params[index] === null) throw new RpcError(INVALID_BLOCK_PARAMS);
+    return stateBlockParam(params, index);
+  },
+};
 
 const PENDING: BlockParam = Object.freeze({ kind: 'tag', tag: 'pending' });
 
 /**
- * eth_estimateGas's and eth_createAccessList's parameters in Besu's order: a block number or tag
- * only (`pending` when absent; a hash or an EIP-1898 object is `Invalid block param`), then the call
- * object, then the block lookup (a number that names no block, negative ones included, is
- * `Block not found`), then the overrides.
+ * eth_estimateGas's and eth_createAccessList's block: a number or tag only (`pending` when absent; a
+ * hash or an EIP-1898 object is `Invalid block param`).
  */
-export function estimateInputAt(services: Services, params: readonly unknown[]): CallInput {
-  const p = optionalParam(params, 1, blockNumberParam, INVALID_BLOCK_PARAMS) ?? PENDING;
-  const call = decodeCallObject(params[0]);
+export const estimateBlock = withDefault(blockNumberParam, PENDING, INVALID_BLOCK_PARAMS);
+
+/** The header of an estimate's block: a number that names no block, negative ones included, is `Block not found`. */
+export function estimateHeader(services: Services, p: BlockParam): BlockHeader {
   const header = resolveHeader(services.chain, p);
   if (!header) throw new RpcError(BLOCK_NOT_FOUND);
-  return { header, call, overrides: decodeOverrides(params[2]) };
+  return header;
 }
 
 /** A transaction that could not be run, as Besu answers it. */
 export function invalidSimulation(err: unknown): never {
+  if (err instanceof CallFailedError) throw failureError(err.result);
   if (err instanceof InvalidSimulationError) {
     switch (err.reason) {
       case 'NONCE_TOO_LOW':
@@ -87,6 +89,10 @@ export function invalidSimulation(err: unknown): never {
         throw RpcError.withDetail(INTRINSIC_GAS_EXCEEDS_LIMIT, err.detail);
       case 'TOTAL_BLOB_GAS_TOO_HIGH':
         throw RpcError.withDetail(TOTAL_BLOB_GAS_TOO_HIGH, err.detail);
+      case 'INVALID_TRANSACTION_FORMAT':
+        throw RpcError.withDetail(INVALID_TRANSACTION_TYPE, err.detail);
+      case 'BLOB_GAS_PRICE_BELOW_BLOB_BASE_FEE':
+        throw RpcError.withDetail(BLOB_GAS_PRICE_BELOW_CURRENT_BLOB_BASE_FEE, err.detail);
       // Besu's converter has no code of its own for an oversized creation: the generic one, with the reason.
       case 'INITCODE_TOO_LARGE':
         throw RpcError.withDetail(INTERNAL_ERROR, err.detail);
@@ -126,14 +132,22 @@ export function callFailureError(result: SimulationResult): RpcError {
   return new RpcError(INTERNAL_ERROR);
 }
 
-export const ethCall: RpcMethod = {
+/**
+ * eth_call, parameters in Besu's order: the block is required and is decoded and looked up first, so
+ * a missing or malformed one is `Invalid block param` and a block beyond the head or a hash that names
+ * no block answers null, whatever the call object holds; then the call object, then the overrides.
+ */
+export const ethCall = defineMethod({
   name: 'eth_call',
   group: 'ETH',
-  async handler(params, { services }) {
-    const input = callInputAt(services, params);
-    if (!input) return null;
-    const result = await simulateOrThrow(services, input.header, input.call, { overrides: input.overrides });
+  params: [deferred(callObject), callBlock, deferred(stateOverrides)],
+  order: [1, 0, 2],
+  async handler([callParam, block, overridesParam], { services }) {
+    const header = stateHeader(services, block);
+    if (!header) return null;
+    const call = callParam();
+    const result = await simulateOrThrow(services, header, call, { overrides: overridesParam() });
     if (result.status !== 'success') throw callFailureError(result);
     return bytes(result.output);
   },
-};
+});

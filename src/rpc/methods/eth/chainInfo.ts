@@ -21,12 +21,20 @@ export const ethChainId = defineMethod({
   handler: (_args, { services }) => quantity(services.common.chainId()),
 });
 
-/** Alder does not sync from peers yet, so it is never syncing. */
+/** `false` when in sync; while behind the best peer, where the sync started, stands and aims. */
 export const ethSyncing = defineMethod({
   name: 'eth_syncing',
   group: 'ETH',
   params: [],
-  handler: () => false,
+  handler: (_args, { services }) => {
+    const s = services.syncStatus();
+    if (!s) return false;
+    return {
+      startingBlock: quantity(s.startingBlock),
+      currentBlock: quantity(s.currentBlock),
+      highestBlock: quantity(s.highestBlock),
+    };
+  },
 });
 
 /**

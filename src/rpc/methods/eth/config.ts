@@ -4,6 +4,8 @@
  * Forks are the timestamp-scheduled ones (Shanghai on); forks sharing a timestamp count as the latest
  * of them. Members are written in alphabetical order, as Besu does.
  */
+
+import { type ForkPoints, forkHash, forkHashOf, forkPoints } from '../../../chain/forkId.js';
 import {
   BLOB_FORKS,
   type BlobForkName,
@@ -17,7 +19,6 @@ import {
 import { quantity } from '../../format/hex.js';
 import type { Services } from '../../services.js';
 import { defineMethod } from '../define.js';
-import { type ForkPoints, forkHash, forkHashOf, forkPoints } from './forkId.js';
 
 const at = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 

@@ -1,36 +1,40 @@
 /**
- * eth_createAccessList: run the call once reporting every address and slot it touched, then run it
- * again with that list to report the gas it uses with the list. The sender, the recipient and the
- * precompiles are left out unless storage of theirs was touched.
+ * eth_createAccessList: decodes the call as eth_estimateGas does, builds the access list with
+ * `execution/accessListBuilder.ts`, and reports it with the gas the call uses with it (and the
+ * error it ended with, if it failed).
  */
-import { getActivePrecompiles } from '@ethereumjs/evm';
-import type { AccessListEntry } from '../../../execution/simulator.js';
+import { createAccessList } from '../../../execution/accessListBuilder.js';
 import { bytes, quantity } from '../../format/hex.js';
-import type { RpcMethod } from '../types.js';
-import { estimateInputAt, failureError, simulateOrThrow } from './call.js';
+import { deferred, defineMethod } from '../define.js';
+import {
+  callObject,
+  estimateBlock,
+  estimateHeader,
+  failureError,
+  invalidSimulation,
+  simulatorOf,
+  stateOverrides,
+} from './call.js';
 
-function hex(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
-}
-
-export const ethCreateAccessList: RpcMethod = {
+export const ethCreateAccessList = defineMethod({
   name: 'eth_createAccessList',
   group: 'ETH',
-  async handler(params, { services }) {
-    const { header, call, overrides } = estimateInputAt(services, params);
-    const traced = await simulateOrThrow(services, header, call, { overrides, reportAccessList: true });
-    const excluded = new Set<string>(getActivePrecompiles(header.common).keys());
-    excluded.add(hex(call.from ?? new Uint8Array(20)));
-    if (call.to) excluded.add(hex(call.to));
-    const list: AccessListEntry[] = (traced.accessList ?? []).filter(
-      ([addr, keys]) => keys.length > 0 || !excluded.has(hex(addr)),
-    );
-    const withList = await simulateOrThrow(services, header, { ...call, accessList: list }, { overrides });
+  params: [callObject, estimateBlock, deferred(stateOverrides)],
+  order: [1, 0, 2],
+  async handler([call, block, overrides], { services }) {
+    const header = estimateHeader(services, block);
+    let result: Awaited<ReturnType<typeof createAccessList>>;
+    try {
+      result = await createAccessList(simulatorOf(services), header, call, overrides());
+    } catch (err) {
+      invalidSimulation(err);
+    }
+    const { accessList, withList } = result;
     const out: Record<string, unknown> = {
-      accessList: list.map(([addr, keys]) => ({ address: bytes(addr), storageKeys: keys.map(bytes) })),
+      accessList: accessList.map(([addr, keys]) => ({ address: bytes(addr), storageKeys: keys.map(bytes) })),
     };
     if (withList.status !== 'success') out.error = failureError(withList).message;
     out.gasUsed = quantity(withList.gasUsed);
     return out;
   },
-};
+});

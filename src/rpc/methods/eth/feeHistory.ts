@@ -25,15 +25,23 @@ const blockCount: Decoder<bigint> = decoder(INVALID_BLOCK_COUNT_PARAMS, (value) 
   return count < 1n || count > MAX_BLOCK_COUNT ? undefined : count;
 });
 
-/** Reward percentiles: numbers from 0 to 100, in ascending order. */
+/** Besu's limit: a longer percentile list is accepted, and answered without rewards. */
+const MAX_PERCENTILES = 100;
+const DECIMAL = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
+
+/**
+ * Reward percentiles as Besu reads them: a list of numbers (numeric strings count), in any order and
+ * of any value; rewards are worked out and listed for them in ascending order.
+ */
 const rewardPercentiles: Decoder<number[]> = decoder(INVALID_REWARD_PERCENTILES_PARAMS, (value) => {
   if (!Array.isArray(value)) return undefined;
-  let previous = 0;
+  const out: number[] = [];
   for (const p of value) {
-    if (typeof p !== 'number' || !(p >= 0 && p <= 100) || p < previous) return undefined;
-    previous = p;
+    if (typeof p === 'number') out.push(p);
+    else if (typeof p === 'string' && DECIMAL.test(p)) out.push(Number(p));
+    else return undefined;
   }
-  return value as number[];
+  return out.sort((a, b) => a - b);
 });
 
 export const ethFeeHistory = defineMethod({
@@ -44,7 +52,8 @@ export const ethFeeHistory = defineMethod({
     required(blockNumberParam, INVALID_BLOCK_PARAMS),
     optional(rewardPercentiles),
   ],
-  handler([count, newestParam, percentiles], { services }) {
+  handler([count, newestParam, asked], { services }) {
+    const percentiles = asked && asked.length <= MAX_PERCENTILES ? asked : undefined;
     const chain = services.chain;
     const head = chain.head().number;
     const newest = resolveBlockNumber(chain, newestParam);

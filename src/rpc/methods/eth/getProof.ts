@@ -1,20 +1,22 @@
 /**
  * eth_getProof (EIP-1186): the account's path in the state trie and each requested slot's path in its
- * storage trie, read straight from the archive trie at the block's state root.
+ * storage trie, walked synchronously in the archive trie at the block's state root (`WorldState.at`).
  */
-import { createMerkleProof } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
-import { bytesToBigInt, createAccountFromRLP, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
+import { bytesToBigInt, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import { INVALID_STORAGE_KEYS_PARAMS, RpcError } from '../../errors.js';
 import { bytes, hexToBytes, padded, quantity } from '../../format/hex.js';
 import { quantity as quantityParam } from '../../params.js';
-import type { RpcMethod } from '../types.js';
-import { addressParam, stateHeaderAt } from './state.js';
+import { deferred, defineMethod, type ParamSpec } from '../define.js';
+import { accountAddress, stateBlock, stateHeader } from './state.js';
 
-function storageKeys(value: unknown): bigint[] {
-  if (!Array.isArray(value)) throw new RpcError(INVALID_STORAGE_KEYS_PARAMS);
-  return value.map((k) => quantityParam(k, INVALID_STORAGE_KEYS_PARAMS));
-}
+/** The storage keys: a list of quantities (`Invalid storage keys params` otherwise). */
+const storageKeys: ParamSpec<bigint[]> = {
+  decode(params, index) {
+    const value = params[index];
+    if (!Array.isArray(value)) throw new RpcError(INVALID_STORAGE_KEYS_PARAMS);
+    return value.map((k) => quantityParam(k, INVALID_STORAGE_KEYS_PARAMS));
+  },
+};
 
 /** A slot as the clients print it back: its minimal big-endian bytes (`0x0347`), `0x0` for slot zero. */
 function slotJson(slot: bigint): string {
@@ -27,36 +29,35 @@ function proofJson(nodes: Uint8Array[]): string[] {
   return nodes.map(bytes);
 }
 
-export const ethGetProof: RpcMethod = {
+export const ethGetProof = defineMethod({
   name: 'eth_getProof',
   group: 'ETH',
-  async handler(params, { services }) {
-    const header = stateHeaderAt(services, params, 2);
-    const who = addressParam(params, 0);
-    const slots = storageKeys(params[1]);
+  // The block is looked up first, then the address and the keys are read (Besu's order).
+  params: [accountAddress, deferred(storageKeys), stateBlock()],
+  order: [2, 0, 1],
+  handler([who, keys, block], { services }) {
+    const header = stateHeader(services, block);
+    const account = hexToBytes(who());
+    const slots = keys();
     if (!header) return null;
-    const world = services.world;
-    const trie = world.newTrie(header.stateRoot);
-    const accountProof = await createMerkleProof(trie, who.bytes);
-    const raw = await trie.get(who.bytes);
-    const account = raw ? createAccountFromRLP(raw) : undefined;
-    const storageTrie = world.newTrie(account ? account.storageRoot : undefined);
-    const storageProof = [];
-    for (const slot of slots) {
-      const key = hexToBytes(padded(slot));
-      const proof = await createMerkleProof(storageTrie, key);
-      const stored = await storageTrie.get(key);
-      const value = stored ? bytesToBigInt(RLP.decode(stored) as Uint8Array) : 0n;
-      storageProof.push({ key: slotJson(slot), value: quantity(value), proof: proofJson(proof) });
-    }
+    const keyBytes = slots.map((slot) => hexToBytes(padded(slot)));
+    const {
+      account: found,
+      accountProof,
+      storage,
+    } = services.world.at(header.stateRoot).proof(account, keyBytes);
     return {
       accountProof: proofJson(accountProof),
-      address: bytes(who.bytes),
-      balance: quantity(account?.balance ?? 0n),
-      codeHash: bytes(account?.codeHash ?? KECCAK256_NULL),
-      nonce: quantity(account?.nonce ?? 0n),
-      storageHash: bytes(account?.storageRoot ?? KECCAK256_RLP),
-      storageProof,
+      address: bytes(account),
+      balance: quantity(found?.balance ?? 0n),
+      codeHash: bytes(found?.codeHash ?? KECCAK256_NULL),
+      nonce: quantity(found?.nonce ?? 0n),
+      storageHash: bytes(found?.storageRoot ?? KECCAK256_RLP),
+      storageProof: storage.map((s, i) => ({
+        key: slotJson(slots[i] as bigint),
+        value: quantity(bytesToBigInt(s.value)),
+        proof: proofJson(s.proof),
+      })),
     };
   },
-};
+});

@@ -11,7 +11,7 @@ import {
   type SimulatedBlock,
   SimulateError,
 } from '../../../execution/blockSimulator.js';
-import { resolveStateBlock, stateBlockParam } from '../../blockParam.js';
+import { resolveStateBlock } from '../../blockParam.js';
 import {
   decodeRevertReason,
   INTERNAL_ERROR,
@@ -37,8 +37,9 @@ import {
 import { formatUnstoredBlock } from '../../format/block.js';
 import { bytes, quantity as hexQuantity } from '../../format/hex.js';
 import { address, bool, hash32, quantity, uint64 } from '../../params.js';
-import type { RpcMethod } from '../types.js';
+import { defineMethod, type ParamSpec } from '../define.js';
 import { decodeCallObject, decodeOverrides } from './call.js';
+import { stateBlock } from './state.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -90,7 +91,7 @@ function decodeBlocks(value: unknown): SimBlockRequest[] {
     if (!Array.isArray(calls)) throw new RpcError(INVALID_PARAMS);
     return {
       blockOverrides: decodeBlockOverrides(b.blockOverrides),
-      stateOverrides: decodeOverrides(b.stateOverrides),
+      stateOverrides: decodeOverrides(b.stateOverrides, INVALID_PARAMS),
       calls: calls.map((c) => decodeCallObject(c)),
     };
   });
@@ -196,35 +197,53 @@ function formatSimulatedBlock(block: SimulatedBlock, fullTxs: boolean): Record<s
   return sorted;
 }
 
-export const ethSimulateV1: RpcMethod = {
-  name: 'eth_simulateV1',
-  group: 'ETH',
-  async handler(params, { services }) {
-    const payload = params[0];
+interface SimulatePayload {
+  blocks: SimBlockRequest[];
+  traceTransfers: boolean;
+  validation: boolean;
+  fullTxs: boolean;
+  returnTrieLog: boolean;
+}
+
+/** The simulation payload (first parameter); anything malformed in it is `Invalid params`. */
+const simulatePayload: ParamSpec<SimulatePayload> = {
+  decode(params, index) {
+    const payload = params[index];
     if (!isObject(payload)) throw new RpcError(INVALID_PARAMS);
     const blocks = decodeBlocks(payload.blockStateCalls);
     const flag = (key: string): boolean => {
       const v = payload[key];
       return v === undefined || v === null ? false : bool(v, INVALID_PARAMS);
     };
-    const traceTransfers = flag('traceTransfers');
-    const validation = flag('validation');
-    const fullTxs = flag('returnFullTransactions');
-    const returnTrieLog = flag('returnTrieLog');
-    const base = resolveStateBlock(services.chain, stateBlockParam(params, 1));
+    return {
+      blocks,
+      traceTransfers: flag('traceTransfers'),
+      validation: flag('validation'),
+      fullTxs: flag('returnFullTransactions'),
+      returnTrieLog: flag('returnTrieLog'),
+    };
+  },
+};
+
+export const ethSimulateV1 = defineMethod({
+  name: 'eth_simulateV1',
+  group: 'ETH',
+  params: [simulatePayload, stateBlock()],
+  async handler([payload, block], { services }) {
+    const base = resolveStateBlock(services.chain, block);
     if (!base) throw new RpcError(SIM_HEADER_NOT_FOUND);
     let result: SimulatedBlock[];
     try {
       result = await services.blockSimulator.simulate(base, {
-        blocks,
-        traceTransfers,
-        validation,
-        returnTrieLog,
+        blocks: payload.blocks,
+        traceTransfers: payload.traceTransfers,
+        validation: payload.validation,
+        returnTrieLog: payload.returnTrieLog,
       });
     } catch (err) {
       if (err instanceof SimulateError) throw simulateRpcError(err);
       throw err;
     }
-    return result.map((b) => formatSimulatedBlock(b, fullTxs));
+    return result.map((b) => formatSimulatedBlock(b, payload.fullTxs));
   },
-};
+});

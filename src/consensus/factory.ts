@@ -1,0 +1,55 @@
+/**
+ * Picks the consensus engine from the genesis: Clique for `config.clique`, Ethash otherwise, wrapped by
+ * the merge engine when the genesis configures the merge. A consensus Alder does not implement yet is
+ * refused here, at start, naming its genesis key.
+ */
+import { join } from 'node:path';
+import type { CustomCrypto } from '@ethereumjs/common';
+import type { ChainStore } from '../chain/chainStore.js';
+import type { GenesisSpec } from '../config/genesis.js';
+import { CliqueConsensus } from './clique/consensus.js';
+import type { ConsensusEngine } from './engine.js';
+import { UnsupportedConsensusError } from './errors.js';
+import { EthashCaches } from './ethash/caches.js';
+import { EthashConsensus } from './ethash/index.js';
+import { MergeConsensus } from './merge/index.js';
+
+export interface EngineDeps {
+  chain: ChainStore;
+  /** The data directory (Ethash keeps its epoch caches under it). */
+  dataPath: string;
+  customCrypto: CustomCrypto;
+}
+
+export function createConsensusEngine(genesis: GenesisSpec, deps: EngineDeps): ConsensusEngine {
+  const cfg = genesis.config;
+  if (cfg.consensus === 'ibft2')
+    throw new UnsupportedConsensusError('config.ibft2', 'IBFT 2.0 consensus is not available yet');
+  if (cfg.consensus === 'qbft')
+    throw new UnsupportedConsensusError('config.qbft', 'QBFT consensus is not available yet');
+  const pre: ConsensusEngine =
+    cfg.consensus === 'clique'
+      ? new CliqueConsensus(deps.chain, genesis, deps.customCrypto)
+      : new EthashConsensus(
+          deps.chain.common,
+          new EthashCaches(join(deps.dataPath, 'ethash')),
+          cfg.ethash?.fixedDifficulty,
+        );
+  const mergeKey = mergeConfigKey(genesis);
+  return mergeKey ? new MergeConsensus(pre, mergeKey) : pre;
+}
+
+/**
+ * The genesis key that configures the merge, undefined when the chain never merges: a terminal total
+ * difficulty, a merge block, or forks scheduled by time (which only exist after the merge).
+ */
+export function mergeConfigKey(genesis: GenesisSpec): string | undefined {
+  const cfg = genesis.config;
+  const raw = Object.keys(cfg.raw);
+  const find = (pred: (lower: string) => boolean) => raw.find((k) => pred(k.toLowerCase()));
+  if (cfg.terminalTotalDifficulty !== undefined)
+    return `config.${find((k) => k === 'terminaltotaldifficulty') ?? 'terminalTotalDifficulty'}`;
+  const key = find((k) => k === 'mergeforkblock') ?? find((k) => k.endsWith('time') && k !== 'time');
+  if (key) return `config.${key}`;
+  return undefined;
+}

@@ -1,0 +1,97 @@
+/**
+ * The merge: a proof-of-stake engine wrapping the chain's pre-merge engine (Ethash or Clique). A header
+ * whose fork rules are Paris or later is checked by the post-merge rules (difficulty, nonce and ommers
+ * zero; no seal; no block reward; the coinbase gets the fees); every earlier header goes to the wrapped
+ * engine, which is how a chain crosses the merge. After the merge the consensus client names the head
+ * through the engine API; until Alder serves it, an imported post-merge block becomes head when it
+ * extends the head, and the node produces no blocks (see `createProducer`).
+ */
+import type { BlockHeader } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import type { Address } from '@ethereumjs/util';
+import { bytesEqual } from '../../chain/chainStore.js';
+import { checkHeaderAgainstParent, checkHeaderAlone, isPostMerge } from '../../chain/validation.js';
+import type { ForkChoiceCandidate } from '../../execution/consensusRules.js';
+import type { ConsensusApis, ConsensusEngine, NodeProducer, ProducerContext } from '../engine.js';
+import { UnsupportedConsensusError } from '../errors.js';
+
+export class MergeConsensus implements ConsensusEngine {
+  readonly name: string;
+  readonly forkChoice = 'external' as const;
+  readonly producesUnasked = false;
+
+  constructor(
+    private readonly pre: ConsensusEngine,
+    /** The genesis key that configures the merge, for the refusal message. */
+    private readonly configKey: string,
+  ) {
+    this.name = `merge(${pre.name})`;
+  }
+
+  get apis(): ConsensusApis {
+    return this.pre.apis;
+  }
+
+  get sealIsProofOfWork(): boolean {
+    return this.pre.sealIsProofOfWork;
+  }
+
+  get executionCommon(): Common | undefined {
+    return this.pre.executionCommon;
+  }
+
+  verifyHeaderAlone(header: BlockHeader): string | undefined {
+    return isPostMerge(header) ? checkHeaderAlone(header) : this.pre.verifyHeaderAlone(header);
+  }
+
+  verifyHeader(header: BlockHeader, parent: BlockHeader): string | undefined {
+    return isPostMerge(header)
+      ? checkHeaderAgainstParent(header, parent)
+      : this.pre.verifyHeader(header, parent);
+  }
+
+  async verifySeal(header: BlockHeader): Promise<string | undefined> {
+    return isPostMerge(header) ? undefined : this.pre.verifySeal(header);
+  }
+
+  author(header: BlockHeader): Address {
+    return isPostMerge(header) ? header.coinbase : this.pre.author(header);
+  }
+
+  feeRecipient(header: BlockHeader): Address {
+    return isPostMerge(header) ? header.coinbase : this.pre.feeRecipient(header);
+  }
+
+  calcDifficulty(parent: BlockHeader, timestamp: bigint): bigint {
+    return isPostMerge(parent) ? 0n : this.pre.calcDifficulty(parent, timestamp);
+  }
+
+  blockReward(header: BlockHeader): bigint {
+    return isPostMerge(header) ? 0n : this.pre.blockReward(header);
+  }
+
+  isBetterHead(candidate: ForkChoiceCandidate, head: ForkChoiceCandidate): boolean {
+    if (!isPostMerge(candidate.header)) return this.pre.isBetterHead(candidate, head);
+    return bytesEqual(candidate.header.parentHash, head.hash);
+  }
+
+  /**
+   * Production after the merge belongs to the consensus client, through the engine API Alder does not
+   * serve yet; a node that would produce blocks (the pre-merge engine seals unasked, or --miner-enabled)
+   * is refused rather than left to produce blocks the merge rules reject.
+   */
+  createProducer(ctx: ProducerContext): NodeProducer {
+    if (this.pre.producesUnasked || ctx.config.minerEnabled) {
+      const what = this.pre.producesUnasked ? `a ${this.pre.name} signer node` : '--miner-enabled';
+      throw new UnsupportedConsensusError(
+        this.configKey,
+        `block production across the merge needs the engine API, which is not available yet (${what}); a node without block production serves the chain it holds, and \`alder blocks import\` imports post-merge blocks`,
+      );
+    }
+    return { start() {}, stop: async () => {} };
+  }
+
+  close(): Promise<void> {
+    return this.pre.close();
+  }
+}

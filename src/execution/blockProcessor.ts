@@ -1,0 +1,328 @@
+/**
+ * The block processor: executes blocks on a state view. One warm VM over the shared state (with
+ * account, storage and code caches kept from block to block) serves import and the block builder; a
+ * replay runs on a private VM over an overlay of a block's parent state, so it never writes to the
+ * database and never sees or leaves nodes in the write path's pending set.
+ *
+ * Block execution itself is the library's `runBlock` (DAO transition, EIP-4788 and EIP-2935 system
+ * writes, transactions, withdrawals, rewards, EIP-7685 requests and every post-execution commitment).
+ * The builder chooses its transactions one by one, so it runs the same steps through `startBlock` and
+ * `finishBlock` here, the only copies of them in Alder.
+ */
+import type { Block, BlockHeader } from '@ethereumjs/block';
+import type { Common } from '@ethereumjs/common';
+import { Caches, type MerkleStateManager } from '@ethereumjs/statemanager';
+import {
+  Account,
+  Address,
+  bigIntToAddressBytes,
+  bigIntToBytes,
+  createAddressFromString,
+  setLengthLeft,
+} from '@ethereumjs/util';
+import { createVM, encodeReceipt, runBlock, type VM } from '@ethereumjs/vm';
+import { AncestorHashes } from '../chain/ancestorHashes.js';
+import { bytesEqual, type ChainStore } from '../chain/chainStore.js';
+import type { WriteBatch } from '../db/database.js';
+import type { WorldState } from '../state/worldState.js';
+import { useFastCommonLookups } from './commonLookups.js';
+import type { ConsensusRules } from './consensusRules.js';
+import { openOverlayState } from './overlayStore.js';
+import { attachTracer, type BlockTracer } from './tracer.js';
+
+/** What a block's execution produced, for storing it. */
+export interface BlockExecution {
+  /** Consensus-encoded receipts, in transaction order. */
+  receipts: Uint8Array[];
+  senders: Address[];
+}
+
+/** The block broke a consensus rule during execution (state root, receipts, gas, requests …). */
+export class BlockExecutionError extends Error {
+  override name = 'BlockExecutionError';
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+export interface ReplayOptions<T> {
+  tracer?: BlockTracer;
+  /**
+   * Stop right before this transaction (0-based) and run `inspect` on its pre-state; without it the
+   * whole block runs (and its commitments are checked).
+   */
+  stopBeforeTx?: number;
+  inspect?: (vm: VM) => Promise<T>;
+}
+
+/** Accounts + slots + code entries the import caches may hold before they are dropped. */
+const MAX_CACHED_STATE_ENTRIES = 150_000;
+const BEACON_ROOTS_ADDRESS = createAddressFromString('0x000f3df6d732807ef1319fb7b8bb8522d0beac02');
+const GWEI = 1_000_000_000n;
+
+/** Thrown inside a replay to leave `runBlock` once the inspected point has run. */
+class ReplayStop extends Error {}
+
+export class BlockProcessor {
+  private vm: VM | undefined;
+  private state: MerkleStateManager | undefined;
+  private caches: Caches | undefined;
+  /** The state root the warm state is positioned on; undefined when unknown. */
+  private stateRoot: Uint8Array | undefined;
+  private readonly hashes: AncestorHashes;
+
+  constructor(
+    private readonly chain: ChainStore,
+    private readonly world: WorldState,
+    private readonly rules: ConsensusRules,
+  ) {
+    this.hashes = new AncestorHashes(chain);
+  }
+
+  /**
+   * Executes `block` on `parent`'s state with the warm VM and checks every post-execution commitment.
+   * On success the state nodes it wrote move into `batch`; on failure they are dropped and
+   * BlockExecutionError says why. Callers serialise calls (the importer's queue).
+   */
+  async execute(
+    block: Block,
+    parent: BlockHeader,
+    batch: WriteBatch,
+    tracer?: BlockTracer,
+  ): Promise<BlockExecution> {
+    const { vm, state } = await this.positionOn(parent);
+    const detach = tracer ? attachTracer(vm, tracer) : undefined;
+    let result: Awaited<ReturnType<typeof runBlock>>;
+    try {
+      await tracer?.onBlockStart?.(block, vm);
+      result = await runBlock(vm, {
+        block: this.executionView(block),
+        skipHeaderValidation: true,
+        setHardfork: true,
+        clearCache: false,
+        validateBlockSize: block.common.isActivatedEIP(7934),
+      });
+    } catch (err) {
+      await this.reset(state, parent);
+      throw new BlockExecutionError(cleanReason(err));
+    } finally {
+      detach?.();
+    }
+    this.stateRoot = block.header.stateRoot;
+    this.world.store.drainInto(batch);
+    this.trimCaches();
+    return {
+      receipts: result.receipts.map((r, i) => encodeReceipt(r, block.transactions[i].type)),
+      senders: block.transactions.map((tx) => tx.getSenderAddress()),
+    };
+  }
+
+  /**
+   * Runs `work` with the warm VM positioned on `parent`'s state (the block builder). The state nodes
+   * `work` writes go into a batch the caller commits with the block (`BlockImporter.commitBuilt`), so an
+   * abandoned block leaves nothing behind. Callers serialise calls (the importer's queue).
+   */
+  async onParent<T>(
+    parent: BlockHeader,
+    work: (vm: VM) => Promise<{ result: T; stateRoot: Uint8Array }>,
+  ): Promise<{ result: T; stateWrites: WriteBatch }> {
+    const { vm, state } = await this.positionOn(parent);
+    try {
+      const { result, stateRoot } = await work(vm);
+      const stateWrites = this.chain.newBatch();
+      this.world.store.drainInto(stateWrites);
+      // The caches now describe the built state; a child of the built block starts from them.
+      this.stateRoot = stateRoot;
+      return { result, stateWrites };
+    } catch (err) {
+      await this.reset(state, parent);
+      throw err;
+    }
+  }
+
+  /** Drops the import caches once they pass a size (at a block boundary, where all is in the trie). */
+  trimCaches(): void {
+    const c = this.caches;
+    if (!c || !this.state) return;
+    const entries = (c.account?.size() ?? 0) + (c.storage?.size() ?? 0) + (c.code?.size() ?? 0);
+    if (entries > MAX_CACHED_STATE_ENTRIES) this.state.clearCaches();
+  }
+
+  /**
+   * Re-executes `block` (already stored, or at least its parent state) on a private VM over an overlay
+   * of its parent's state: nothing is written to the database or to the shared trie store. With
+   * `stopBeforeTx` it stops right before that transaction and resolves with what `inspect` returned
+   * there; otherwise it runs the whole block and resolves with `inspect`'s result on the post-state.
+   */
+  async replay<T = undefined>(block: Block, opts: ReplayOptions<T> = {}): Promise<T | undefined> {
+    const parent = this.chain.getHeader(block.header.parentHash);
+    if (!parent) throw new Error(`parent of block ${block.header.number} is unknown`);
+    const stop = opts.stopBeforeTx;
+    if (stop !== undefined && (stop < 0 || stop >= block.transactions.length))
+      throw new RangeError(`block ${block.header.number} has no transaction ${stop}`);
+    const common = this.executionCommon();
+    const vm = await createVM({
+      common,
+      stateManager: openOverlayState(this.world, parent.stateRoot, common),
+      blockchain: new AncestorHashes(this.chain, parent) as never,
+    });
+    let inspected: T | undefined;
+    let inspectError: unknown;
+    let stopNow = false;
+    let index = -1;
+    // The inspection runs inside the EVM's wait for `beforeTx`; the next listener then leaves runBlock.
+    const atTx = (_tx: unknown, resolve?: (r?: unknown) => void) => {
+      index++;
+      if (index !== stop || !opts.inspect) return resolve?.();
+      opts.inspect(vm).then(
+        (r) => {
+          inspected = r;
+          stopNow = true;
+          resolve?.();
+        },
+        (err) => {
+          inspectError = err;
+          stopNow = true;
+          resolve?.();
+        },
+      );
+    };
+    const leave = (_tx: unknown) => {
+      if (stopNow || index === stop) throw new ReplayStop();
+    };
+    const detach = opts.tracer ? attachTracer(vm, opts.tracer) : undefined;
+    if (stop !== undefined) {
+      vm.events.on('beforeTx', atTx);
+      vm.events.on('beforeTx', leave);
+    }
+    try {
+      await opts.tracer?.onBlockStart?.(block, vm);
+      await runBlock(vm, {
+        block: this.executionView(block),
+        skipHeaderValidation: true,
+        setHardfork: true,
+        clearCache: false,
+      });
+    } catch (err) {
+      if (!(err instanceof ReplayStop)) throw new BlockExecutionError(cleanReason(err));
+    } finally {
+      detach?.();
+      vm.events.off('beforeTx', atTx);
+      vm.events.off('beforeTx', leave);
+    }
+    if (inspectError !== undefined) throw inspectError;
+    if (stop !== undefined) return inspected;
+    return opts.inspect ? opts.inspect(vm) : undefined;
+  }
+
+  /**
+   * The system writes at the start of a block the builder fills: EIP-4788's beacon root and EIP-2935's
+   * parent hash, each only when its contract has code.
+   */
+  async startBlock(vm: VM, header: BlockHeader): Promise<void> {
+    const common = vm.common;
+    if (common.isActivatedEIP(4788)) {
+      const code = await vm.stateManager.getCode(BEACON_ROOTS_ADDRESS);
+      if (code.length > 0) {
+        const len = common.param('historicalRootsLength');
+        const index = header.timestamp % len;
+        await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, word(index), bigIntToBytes(header.timestamp));
+        await vm.stateManager.putStorage(
+          BEACON_ROOTS_ADDRESS,
+          word(index + len),
+          header.parentBeaconBlockRoot ?? new Uint8Array(32),
+        );
+        await vm.evm.journal.cleanup();
+      }
+    }
+    if (common.isActivatedEIP(2935)) {
+      const address = new Address(bigIntToAddressBytes(common.param('historyStorageAddress')));
+      const code = await vm.stateManager.getCode(address);
+      if (code.length > 0) {
+        const slot = word((header.number - 1n) % common.param('historyServeWindow'));
+        await vm.stateManager.putStorage(address, slot, header.parentHash);
+        await vm.evm.journal.cleanup();
+      }
+    }
+  }
+
+  /**
+   * The writes at the end of a block the builder filled: withdrawals (gwei credited, the account touched
+   * even for zero) and the engine's block reward to the coinbase. EIP-7685 requests come from the
+   * consensus layer's payloads; the builder does not produce Prague blocks.
+   */
+  async finishBlock(vm: VM, block: Block): Promise<void> {
+    for (const w of block.withdrawals ?? []) await credit(vm, w.address, w.amount * GWEI);
+    if (block.withdrawals) await vm.evm.journal.cleanup();
+    const reward = this.rules.blockReward(block.header);
+    if (reward > 0n) await credit(vm, block.header.coinbase, reward);
+  }
+
+  /** The Common the VM executes with (see `ConsensusRules.executionCommon`), with fast EIP lookups. */
+  private executionCommon(): Common {
+    const common = (this.rules.executionCommon ?? this.chain.common).copy();
+    // The interpreter asks Common about EIPs at least twice per opcode; answer from a table.
+    useFastCommonLookups(common);
+    return common;
+  }
+
+  /** The block the VM runs: with the fee recipient as coinbase when the engine pays someone else. */
+  private executionView(block: Block): Block {
+    if (!this.rules.executionCommon) return block;
+    const recipient = this.rules.feeRecipient(block.header);
+    return recipient.equals(block.header.coinbase) ? block : withCoinbase(block, recipient);
+  }
+
+  private async positionOn(parent: BlockHeader): Promise<{ vm: VM; state: MerkleStateManager }> {
+    if (!this.vm) {
+      this.caches = new Caches();
+      this.state = this.world.open(undefined, this.caches);
+      this.vm = await createVM({
+        common: this.executionCommon(),
+        stateManager: this.state,
+        blockchain: this.hashes as never,
+      });
+    }
+    const state = this.state as MerkleStateManager;
+    this.hashes.tip = parent;
+    if (!this.stateRoot || !bytesEqual(this.stateRoot, parent.stateRoot)) {
+      await state.setStateRoot(parent.stateRoot, true);
+    }
+    return { vm: this.vm, state };
+  }
+
+  /** After a failed execution: drop its pending nodes, put the state back on the parent. */
+  private async reset(state: MerkleStateManager, parent: BlockHeader): Promise<void> {
+    this.world.store.discard();
+    this.stateRoot = undefined;
+    await state.setStateRoot(parent.stateRoot, true).catch(() => undefined);
+  }
+}
+
+/**
+ * `block` as the VM sees it with `coinbase` in its header: a prototype view, so every other field,
+ * the transactions and the commitments checked after execution are the block's own.
+ */
+export function withCoinbase(block: Block, coinbase: Address): Block {
+  const header = Object.create(block.header, { coinbase: { value: coinbase } }) as BlockHeader;
+  return Object.create(block, { header: { value: header } }) as Block;
+}
+
+async function credit(vm: VM, address: Address, amount: bigint): Promise<void> {
+  const account = (await vm.stateManager.getAccount(address)) ?? new Account();
+  account.balance += amount;
+  await vm.evm.journal.putAccount(address, account);
+}
+
+function word(n: bigint): Uint8Array {
+  return setLengthLeft(bigIntToBytes(n), 32);
+}
+
+function cleanReason(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  // The libraries append a long block description after the reason.
+  return msg
+    .replace(/\s*\(block (num|number)=.*$/s, '')
+    .replace(/ -> .*$/s, '')
+    .trim();
+}

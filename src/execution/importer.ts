@@ -1,0 +1,141 @@
+/**
+ * The block import pipeline: check the header (alone, against its parent, its seal) by the consensus
+ * engine's rules, execute the block on the parent's state with the block processor (which checks every
+ * post-execution commitment), then write the block, its receipts, its state nodes, its indexes and —
+ * when it wins the engine's fork choice — the new head, all in one LMDB transaction. It sits above
+ * `chain/` (which only stores) and beside the processor; the engine arrives as `ConsensusRules`.
+ */
+import type { Block, BlockHeader } from '@ethereumjs/block';
+import { bytesToHex } from '@ethereumjs/util';
+import type { VM } from '@ethereumjs/vm';
+import type { ChainStore } from '../chain/chainStore.js';
+import { InvalidBlockError, UnknownParentError } from '../chain/errors.js';
+import type { WriteBatch } from '../db/database.js';
+import type { WorldState } from '../state/worldState.js';
+import { type BlockExecution, BlockExecutionError, BlockProcessor } from './blockProcessor.js';
+import type { ConsensusRules } from './consensusRules.js';
+import type { BlockTracer } from './tracer.js';
+
+export interface ImporterOptions {
+  /** Skip proof-of-work seal checks (blocks exported from test chains carry no real seals). */
+  skipPowValidation?: boolean;
+}
+
+export type ImportResult = 'imported' | 'known';
+
+/** The execution outputs of a block built locally, kept until it is sealed and committed. */
+export interface BuiltExecution extends BlockExecution {
+  /** The state trie nodes the block wrote (applied in the block's commit transaction). */
+  stateWrites: WriteBatch;
+}
+
+export class BlockImporter {
+  readonly processor: BlockProcessor;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly chain: ChainStore,
+    world: WorldState,
+    readonly rules: ConsensusRules,
+    private readonly opts: ImporterOptions = {},
+  ) {
+    this.processor = new BlockProcessor(chain, world, rules);
+  }
+
+  /** Imports blocks one after another; imports never interleave. `tracer` sees this block's execution. */
+  importBlock(block: Block, tracer?: BlockTracer): Promise<ImportResult> {
+    return this.enqueue(() => this.doImport(block, tracer));
+  }
+
+  /**
+   * Runs `work` in the import queue with the processor's warm VM positioned on `parent`'s state, for
+   * the block builder. The state nodes `work` writes are kept out of the shared store in the returned
+   * batch, so that an abandoned block leaves nothing behind; `commitBuilt` applies them.
+   */
+  executeOnParent<T>(
+    parent: BlockHeader,
+    work: (vm: VM) => Promise<{ result: T; stateRoot: Uint8Array }>,
+  ): Promise<{ result: T; stateWrites: WriteBatch }> {
+    return this.enqueue(() => this.processor.onParent(parent, work));
+  }
+
+  /**
+   * Stores a sealed block built by `executeOnParent` without executing it again: same header checks,
+   * writes, total difficulty, fork choice and `newHead` event as an import, in one LMDB transaction.
+   */
+  commitBuilt(block: Block, execution: BuiltExecution): Promise<ImportResult> {
+    return this.enqueue(async () => {
+      if (this.chain.hasBlock(block.hash())) return 'known' as const;
+      this.checkHeader(block);
+      this.store(block, execution, execution.stateWrites);
+      return 'imported' as const;
+    });
+  }
+
+  /** Resolves once every queued import has finished. */
+  async idle(): Promise<void> {
+    await this.queue;
+  }
+
+  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async doImport(block: Block, tracer: BlockTracer | undefined): Promise<ImportResult> {
+    const hash = block.hash();
+    if (this.chain.hasBlock(hash)) return 'known';
+    const parent = this.checkHeader(block);
+    const rules = this.rules;
+    if (block.header.difficulty > 0n && !(rules.sealIsProofOfWork && this.opts.skipPowValidation)) {
+      const sealReason = await rules.verifySeal(block.header);
+      if (sealReason) throw this.invalid(block, sealReason);
+    }
+    const batch = this.chain.newBatch();
+    let execution: BlockExecution;
+    try {
+      execution = await this.processor.execute(block, parent, batch, tracer);
+    } catch (err) {
+      if (err instanceof BlockExecutionError) throw this.invalid(block, err.reason);
+      throw err;
+    }
+    this.store(block, execution, batch);
+    return 'imported';
+  }
+
+  /** The header checks; returns the parent. */
+  private checkHeader(block: Block): BlockHeader {
+    const header = block.header;
+    const parent = this.chain.getHeader(header.parentHash);
+    if (!parent)
+      throw new UnknownParentError(header.number, bytesToHex(block.hash()), bytesToHex(header.parentHash));
+    const reason = this.rules.verifyHeaderAlone(header) ?? this.rules.verifyHeader(header, parent);
+    if (reason) throw this.invalid(block, reason);
+    return parent;
+  }
+
+  /** Block, receipts, indexes and (when it wins fork choice) the head, in `batch`'s one transaction. */
+  private store(block: Block, execution: BlockExecution, batch: WriteBatch): void {
+    const parentTd = this.chain.getTotalDifficulty(block.header.parentHash) ?? 0n;
+    const td = parentTd + block.header.difficulty;
+    this.chain.putBlock(batch, block, td, execution.receipts, execution.senders);
+    const head = this.chain.head();
+    const wins = this.rules.isBetterHead(
+      { hash: block.hash(), header: block.header, totalDifficulty: td },
+      {
+        hash: head.hash,
+        header: this.chain.headHeader(),
+        totalDifficulty: this.chain.getTotalDifficulty(head.hash) ?? 0n,
+      },
+    );
+    const moved = wins ? this.chain.setHead(batch, block) : undefined;
+    this.chain.db.commit(batch);
+    this.processor.trimCaches();
+    if (moved) this.chain.headCommitted({ head: block, ...moved });
+  }
+
+  private invalid(block: Block, reason: string): InvalidBlockError {
+    return new InvalidBlockError(block.header.number, bytesToHex(block.hash()), reason);
+  }
+}

@@ -1,0 +1,4 @@
+declare module 'snappyjs' {
+  export function compress(input: Uint8Array): Uint8Array;
+  export function uncompress(input: Uint8Array, maxLength?: number): Uint8Array;
+}
