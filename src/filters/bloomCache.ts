@@ -193,13 +193,16 @@ export class LogBloomCache {
     to: bigint,
     mayMatch: (blooms: Uint8Array, offset: number) => boolean,
   ): Generator<bigint> {
-    const chunk = Buffer.allocUnsafe(READ_CHUNK_BLOCKS * BLOOM_BYTES);
+    // Allocated only when a segment file is read: most queries cover recent blocks, whose segment
+    // (the head's) has no full file yet.
+    let chunk: Buffer | undefined;
+    const head = this.chain.head().number;
     let n = from;
     while (n <= to) {
       const segment = Number(n / this.S);
       const segmentEnd = BigInt(segment + 1) * this.S - 1n;
       const last = segmentEnd < to ? segmentEnd : to;
-      const fd = this.openFullSegment(segment);
+      const fd = segmentEnd <= head ? this.openFullSegment(segment) : undefined;
       if (fd === undefined) {
         for (; n <= last; n++) {
           const bloom = canonicalBloom(this.chain, n);
@@ -208,6 +211,7 @@ export class LogBloomCache {
         }
         continue;
       }
+      chunk ??= Buffer.allocUnsafe(READ_CHUNK_BLOCKS * BLOOM_BYTES);
       try {
         let index = Number(n % this.S);
         const lastIndex = Number(last % this.S);
