@@ -184,6 +184,11 @@ export class LogBloomCache {
   // ------------------------------------------------------------------------------------------------
   // Queries
 
+  /** Whether `from..to` reaches below the head's segment, the only place segment files can be full. */
+  covers(from: bigint, _to: bigint): boolean {
+    return from < (this.chain.head().number / this.S) * this.S;
+  }
+
   /**
    * Numbers of the canonical blocks in `from..to` (inclusive) whose bloom passes `mayMatch`, ascending.
    * Full segments are read from their files, 4,096 blooms at a time; other blocks from their headers.

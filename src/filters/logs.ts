@@ -183,6 +183,8 @@ export interface BloomSource {
     to: bigint,
     mayMatch: (blooms: Uint8Array, offset: number) => boolean,
   ): Iterable<bigint>;
+  /** Whether `from..to` reaches a block whose bloom may come from a file (else headers are read). */
+  covers(from: bigint, to: bigint): boolean;
 }
 
 /** Matching logs of the canonical blocks `from..to` (inclusive), oldest first. */
@@ -194,7 +196,7 @@ export function canonicalLogs(
   blooms?: BloomSource,
 ): LogEntry[] {
   const out: LogEntry[] = [];
-  if (blooms) {
+  if (blooms?.covers(from, to)) {
     for (const n of blooms.candidates(from, to, (bloom, offset) => bloomMayMatch(bloom, q, offset))) {
       const header = chain.getHeaderByNumber(n);
       if (!header) break;
