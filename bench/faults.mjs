@@ -20,11 +20,11 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { LONDON_AT_GENESIS } from './genchain.mjs';
+import { freePort, random, sleep } from './util.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin/alder');
@@ -65,17 +65,6 @@ function cliqueNetwork(dir) {
   };
 }
 
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-  });
-}
-
 async function rpc(url, method, params = []) {
   const r = await fetch(url, {
     method: 'POST',
@@ -88,23 +77,12 @@ async function rpc(url, method, params = []) {
   return body.result;
 }
 
-/** A small deterministic generator, so a run can be repeated with --seed. */
-function random(seed) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
 /** Starts `alder` with args; resolves once it answers, with the time that took. */
 async function startAlder(args, port) {
   const started = Date.now();
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, '--p2p-enabled=false', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d) => {
     out = (out + d).slice(-20_000);

@@ -4,8 +4,11 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
+import { freePort } from './util.mjs';
+
+export { freePort };
+
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToBigInt } from '@ethereumjs/util';
 
@@ -94,17 +97,6 @@ export async function run(cmd, args, opts = {}) {
   if (code !== 0)
     throw new Error(`${[cmd, ...args].join(' ')} exited with ${code ?? signal}:\n${p.output().slice(-4000)}`);
   return { seconds, output: p.output() };
-}
-
-export function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-  });
 }
 
 /** CPU time (user + system) a process has used so far, in seconds (clock ticks of 10 ms). */

@@ -14,12 +14,12 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import WebSocket from 'ws';
 import { LONDON_AT_GENESIS } from './genchain.mjs';
+import { freePort, sleep } from './util.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin/alder');
@@ -37,19 +37,6 @@ const minutes = Number(arg('minutes', '30'));
 const readsPerSecond = Number(arg('reads', '40'));
 const writesPerSecond = Number(arg('writes', '4'));
 const engine = arg('engine', 'ethash');
-
-function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => res(port));
-    });
-  });
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function rssMiB(pid) {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -103,6 +90,7 @@ const child = spawn(
   process.execPath,
   [
     BIN,
+    '--p2p-enabled=false',
     ...networkArgs,
     `--data-path=${join(dir, 'data')}`,
     '--rpc-http-enabled',
