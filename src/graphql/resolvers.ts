@@ -32,16 +32,11 @@ interface LogRef {
   entry: LogEntry;
 }
 
-interface CallDataInput {
-  from?: Uint8Array;
-  to?: Uint8Array;
-  gas?: bigint;
-  gasPrice?: bigint;
-  maxFeePerGas?: bigint;
-  maxPriorityFeePerGas?: bigint;
-  value?: bigint;
-  data?: Uint8Array;
-}
+/** The schema's CallData: the members of a call object GraphQL offers. */
+type CallDataInput = Pick<
+  CallRequest,
+  'from' | 'to' | 'gas' | 'gasPrice' | 'maxFeePerGas' | 'maxPriorityFeePerGas' | 'value' | 'data'
+>;
 
 interface FilterInput {
   fromBlock?: bigint | null;

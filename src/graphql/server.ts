@@ -7,7 +7,7 @@
  * otherwise the whole body is the query; any other method 405. No authentication, as Besu.
  */
 import { logger } from '../log.js';
-import { createCorsPolicy, createHostCheck } from '../rpc/server/http-policy.js';
+import { acceptsJson, createCorsPolicy, createHostCheck } from '../rpc/server/http-policy.js';
 import {
   type Http1Handler,
   type Http1Request,
@@ -47,16 +47,6 @@ const IDLE_TIMEOUT_MS = 60_000;
 
 /** A request the endpoint cannot read (bad JSON body or variables): 400 with the reason. */
 class RequestFormatError extends Error {}
-
-function acceptsJson(accept: string | undefined): boolean {
-  if (accept === undefined || accept === '') return true;
-  for (const range of accept.split(',')) {
-    const type = (range.split(';')[0] as string).trim().toLowerCase();
-    if (type === 'application/json' || type === '*/*' || type === 'application/*' || type === '*')
-      return true;
-  }
-  return false;
-}
 
 function isJsonContentType(value: string | undefined): boolean {
   return value !== undefined && (value.split(';')[0] as string).trim().toLowerCase() === 'application/json';

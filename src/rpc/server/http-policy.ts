@@ -82,3 +82,14 @@ export function createCorsPolicy(origins: readonly string[]): CorsPolicy {
     },
   };
 }
+
+/** Does an Accept header allow application/json (what Besu's `produces(application/json)` routes need)? */
+export function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined || accept === '') return true;
+  for (const range of accept.split(',')) {
+    const type = (range.split(';')[0] as string).trim().toLowerCase();
+    if (type === 'application/json' || type === '*/*' || type === 'application/*' || type === '*')
+      return true;
+  }
+  return false;
+}

@@ -10,7 +10,7 @@ import type { DispatchContext, Dispatcher, DispatchResult } from '../dispatch.js
 import { INTERNAL_ERROR, logInternalError, UNAUTHORIZED } from '../errors.js';
 import type { AuthenticatedUser, RpcMethod } from '../methods/types.js';
 import type { Services } from '../services.js';
-import { createCorsPolicy, createHostCheck } from './http-policy.js';
+import { acceptsJson, createCorsPolicy, createHostCheck } from './http-policy.js';
 import { type Http1Handler, type Http1Request, type Http1Response, startHttp1Server } from './http1.js';
 import { prettyJson } from './pretty-json.js';
 
@@ -82,17 +82,6 @@ const HEALTH_DOWN = prettyJson({ status: 'DOWN' });
 const JSON_TYPE = 'application/json';
 /** Keep-alive connections with no request in progress are closed after this long. */
 const IDLE_TIMEOUT_MS = 60_000;
-
-/** Does an Accept header allow application/json (what Besu's `produces(application/json)` routes need)? */
-function acceptsJson(accept: string | undefined): boolean {
-  if (accept === undefined || accept === '') return true;
-  for (const range of accept.split(',')) {
-    const type = (range.split(';')[0] as string).trim().toLowerCase();
-    if (type === 'application/json' || type === '*/*' || type === 'application/*' || type === '*')
-      return true;
-  }
-  return false;
-}
 
 /** Response headers as a flat `[name, value, name, value …]` list (the cheapest form for writeHead). */
 type HeaderList = readonly string[];
