@@ -301,6 +301,35 @@ function executionError(e: GraphQLError): GraphQLFormattedError {
  */
 const documents = new Lru<string, { doc: DocumentNode } | { refusal: GraphQLAnswer }>(512);
 
+/**
+ * The deepest nesting of braces in a query's text, outside strings and comments. graphql-js parses,
+ * validates and prices a query recursively, one call per level: a query nested deeper than any query
+ * within the complexity bound (each level costs at least 1) is refused before it is parsed.
+ */
+function braceDepth(query: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < query.length; i++) {
+    const c = query.charCodeAt(i);
+    if (c === 0x23 /* # */) {
+      while (i < query.length && query.charCodeAt(i) !== 0x0a && query.charCodeAt(i) !== 0x0d) i++;
+    } else if (c === 0x22 /* " */) {
+      if (query.startsWith('"""', i)) {
+        const end = query.indexOf('"""', i + 3);
+        i = end < 0 ? query.length : end + 2;
+      } else {
+        for (i++; i < query.length && query.charCodeAt(i) !== 0x22; i++)
+          if (query.charCodeAt(i) === 0x5c) i++;
+      }
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > deepest) deepest = depth;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
 function checkDocument(
   schema: GraphQLSchema,
   query: string,
@@ -309,6 +338,22 @@ function checkDocument(
   if (known) return known;
   let checked: { doc: DocumentNode } | { refusal: GraphQLAnswer };
   try {
+    const depth = braceDepth(query);
+    if (depth > MAX_COMPLEXITY) {
+      const refusal: GraphQLAnswer = {
+        status: 400,
+        body: {
+          errors: [
+            {
+              message: `maximum query depth exceeded ${depth} > ${MAX_COMPLEXITY}`,
+              extensions: { classification: 'ExecutionAborted' },
+            },
+          ],
+        },
+      };
+      documents.set(query, { refusal });
+      return { refusal };
+    }
     const doc = parse(query, { maxTokens: MAX_TOKENS });
     const invalid = validate(schema, doc, RULES);
     checked =

@@ -39,6 +39,9 @@ export async function startMetricsServer(
       },
     );
   });
+  // Slow senders are cut as on the JSON-RPC listener: headers within 10 s, the whole request within 30 s.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -188,6 +188,19 @@ describe('bounds', () => {
     });
   });
 
+  it('refuses a query nested deeper than the bound allows before parsing it (no stack overflow)', async () => {
+    const { status, body } = await post(`{ ${'block { '.repeat(3000)}number${' }'.repeat(3000)} }`);
+    expect(status).toBe(400);
+    expect(body).toEqual({
+      errors: [
+        {
+          message: 'maximum query depth exceeded 3001 > 200',
+          extensions: { classification: 'ExecutionAborted' },
+        },
+      ],
+    });
+  });
+
   it('stops a query whose lists would exceed the item bound, with a clear error', async () => {
     const url = await serve({ maxListItems: 50 });
     const { status, body } = await post(
