@@ -6,7 +6,7 @@ import { arch, platform } from 'node:os';
 import { join } from 'node:path';
 import { createBlockFromRLP } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { bytesToHex } from '@ethereumjs/util';
+import { bytesToHex, createAddressFromString } from '@ethereumjs/util';
 import { ChainStore } from './chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './chain/errors.js';
 import { FeeOracle } from './chain/fees.js';
@@ -17,6 +17,9 @@ import { createCommon, genesisHeaderFields } from './config/genesis.js';
 import type { Config } from './config/types.js';
 import type { ConsensusEngine, NodeProducer } from './consensus/engine.js';
 import { createConsensusEngine } from './consensus/factory.js';
+import { DevConsensusDriver } from './consensus/merge/devDriver.js';
+import { EngineService } from './consensus/merge/engineService.js';
+import { MergeConsensus } from './consensus/merge/index.js';
 import { customCrypto, getKzg } from './crypto/index.js';
 import { loadOrCreateNodeKey } from './crypto/nodeKey.js';
 import { Database } from './db/database.js';
@@ -28,16 +31,19 @@ import { FilterManager, type FilterManagerOptions } from './filters/manager.js';
 import { startGraphQLServer } from './graphql/server.js';
 import { logger, setLogFormat, setLogLevel } from './log.js';
 import { startMetrics } from './metrics/index.js';
+import { BlockBuilder } from './mining/builder.js';
 import { parseEnode } from './p2p/enode.js';
 import { NetworkService } from './p2p/network.js';
 import { readStaticNodes } from './p2p/staticNodes.js';
 import { PluginService } from './plugins/service.js';
+import { loadEngineJwtSecret } from './rpc/auth/engineJwt.js';
 import { createAuth } from './rpc/auth/index.js';
 import { createRpcCaches } from './rpc/caches.js';
 import { createDispatcher } from './rpc/dispatch.js';
 import { blockAnswerOf } from './rpc/methods/eth/blocks.js';
 import { allMethods } from './rpc/methods/index.js';
 import { pluginRpcMethods } from './rpc/methods/plugins/index.js';
+import { startEngineServer } from './rpc/server/engine.js';
 import { startHttpServer } from './rpc/server/http.js';
 import { startWsServer } from './rpc/server/ws.js';
 import type { Services } from './rpc/services.js';
@@ -53,7 +59,7 @@ export interface RunningNode {
   /** The one backend every server answers from. */
   readonly services: Services;
   /** The ports the servers listen on (0 when a server is off). */
-  readonly ports: { http: number; ws: number };
+  readonly ports: { http: number; ws: number; engine: number };
   /** Stops servers and closes the database; resolves when everything is closed. */
   stop(): Promise<void>;
   /** Resolves when the node cannot go on (the database cannot be written): the caller stops it. */
@@ -222,15 +228,30 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
     // The P2P network is built here and started by `startNode`.
     const network = config.p2pEnabled ? createNetwork(config, ctx, txPool, nodeKey) : undefined;
     services.network = network;
-    const producer = engine.createProducer?.({
-      config,
-      chain: ctx.chain,
-      importer: ctx.importer,
-      pool: txPool,
-      nodeKey,
-      // Mining and sealing pause while the node is behind its peers.
-      isSyncing: () => network?.isSyncing ?? false,
-    });
+    const engineService =
+      engine instanceof MergeConsensus ? createEngineService(config, ctx, txPool, engine) : undefined;
+    services.engine = engineService;
+    const devDriver =
+      engineService && config.network === 'pos-dev'
+        ? new DevConsensusDriver({
+            engine: engineService,
+            chain: ctx.chain,
+            pool: txPool,
+            periodSeconds: config.devBlockPeriod,
+            feeRecipient: config.minerCoinbase ? createAddressFromString(config.minerCoinbase) : undefined,
+          })
+        : undefined;
+    const producer: NodeProducer | undefined =
+      devDriver ??
+      engine.createProducer?.({
+        config,
+        chain: ctx.chain,
+        importer: ctx.importer,
+        pool: txPool,
+        nodeKey,
+        // Mining and sealing pause while the node is behind its peers.
+        isSyncing: () => network?.isSyncing ?? false,
+      });
     services.miner = producer?.miner;
     const bloomCache = new LogBloomCache(ctx.chain, config.dataPath);
     bloomCache.start(config.autoLogBloomCachingEnabled);
@@ -252,6 +273,29 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
     await ctx.db.close();
     throw err;
   }
+}
+
+/** The engine API's service over the node's chain, importer and pool. */
+function createEngineService(
+  config: Config,
+  ctx: ChainContext,
+  pool: TxPool,
+  merge: MergeConsensus,
+): EngineService {
+  const builder = new BlockBuilder(ctx.chain, ctx.importer, pool, {
+    minGasPrice: () => config.minGasPrice,
+    minPriorityFee: () => config.minPriorityFee,
+    targetGasLimit: () => config.targetGasLimit,
+  });
+  return new EngineService({
+    genesis: config.genesis,
+    chain: ctx.chain,
+    importer: ctx.importer,
+    builder,
+    pool,
+    extraData: () => config.minerExtraData,
+    onDriven: () => merge.followEngine(),
+  });
 }
 
 export interface StartOptions {
@@ -292,7 +336,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   const head = ctx.chain.head();
   log.info({ number: head.number.toString(), hash: bytesToHex(head.hash) }, 'Chain head');
   const closers: Array<() => Promise<void>> = [];
-  const ports = { http: 0, ws: 0 };
+  const ports = { http: 0, ws: 0, engine: 0 };
   try {
     if (network) {
       await network.start();
@@ -384,6 +428,31 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       closers.push(async () => {
         await ws.close();
         subscriptions.close();
+      });
+    }
+    if (services.engine || config.engineRpcEnabled) {
+      // Besu serves the engine port whenever the genesis configures the merge (or --engine-rpc-enabled).
+      const secret = config.engineJwtDisabled
+        ? undefined
+        : loadEngineJwtSecret(config.engineJwtSecret, config.dataPath);
+      const dispatcher = createDispatcher({ methods, enabledGroups: ['ENGINE', 'ETH'], maxBatchSize: 0 });
+      const engineServer = await startEngineServer({
+        host: config.rpcHttpHost,
+        port: config.engineRpcPort,
+        dispatcher,
+        services,
+        hostAllowlist: config.engineHostAllowlist,
+        jwtKey: secret?.key,
+        maxRequestContentLength: config.rpcHttpMaxRequestContentLength,
+      });
+      ports.engine = engineServer.port;
+      log.info(
+        secret ? { jwtSecret: secret.path } : { jwt: 'disabled' },
+        `Engine API service started on ${config.rpcHttpHost}:${engineServer.port}`,
+      );
+      closers.push(async () => {
+        await engineServer.close();
+        secret?.dispose();
       });
     }
     if (config.graphqlHttpEnabled) {

@@ -183,6 +183,8 @@ function isTable(v: unknown): v is Record<string, unknown> {
 
 /** Rules that involve more than one option. */
 function checkCombinations(c: Config): void {
+  if (c.devBlockPeriod !== 0 && c.network !== 'pos-dev')
+    throw new ConfigError('--dev-block-period applies only to --network=pos-dev');
   if (
     c.rpcHttpAuthenticationEnabled &&
     !c.rpcHttpAuthenticationCredentialsFile &&

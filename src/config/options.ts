@@ -86,7 +86,6 @@ const opt = <K extends OptionField>(spec: OptionSpec<K>): OptionSpec => spec as 
 
 // Why options are refused (see `OptionSpec.unavailable`).
 const GRAPHQL: Unavailable = { reason: 'GraphQL is not available yet' };
-const ENGINE: Unavailable = { reason: 'the engine API is not available yet' };
 const PRIVACY: Unavailable = { reason: 'private transactions are not available yet' };
 
 const PORT = { min: 0, max: 65535, label: '<PORT>' } as const;
@@ -122,12 +121,13 @@ function parseMetricsProtocol(text: string): string {
 function parseNetwork(text: string): string {
   const v = text.trim();
   if (v.toLowerCase() === 'dev') return 'dev';
+  if (v.toLowerCase() === 'pos-dev' || v.toLowerCase() === 'pos_dev') return 'pos-dev';
   if ((UNSUPPORTED_BESU_NETWORKS as readonly string[]).includes(v.toUpperCase())) {
     throw new OptionValueError(
-      `network '${v}' is not available in Alder (built-in networks: DEV); use --genesis-file to run another chain`,
+      `network '${v}' is not available in Alder (built-in networks: DEV, POS-DEV); use --genesis-file to run another chain`,
     );
   }
-  throw new OptionValueError(`expected one of [DEV] (case-insensitive) but was '${v}'`);
+  throw new OptionValueError(`expected one of [DEV, POS-DEV] (case-insensitive) but was '${v}'`);
 }
 
 function checkAllowlist(value: unknown): string | undefined {
@@ -164,11 +164,22 @@ export const OPTIONS: readonly OptionSpec[] = [
     field: 'network',
     default: undefined,
     defaultText: 'none; a network or a genesis file is required',
-    help: 'Built-in network to run: DEV (chain ID 1337, network ID 2018, prefunded test accounts)',
+    help: "Built-in network to run: DEV (Besu's London proof-of-work dev chain: chain ID 1337, network ID 2018, prefunded test accounts) or POS-DEV (a proof-of-stake dev chain with every fork through Osaka at genesis, blocks made through the engine API by a built-in consensus driver, the same accounts)",
     section: 'Node',
     label: '<NETWORK>',
-    choices: ['dev'],
+    choices: ['dev', 'pos-dev'],
     parse: parseNetwork,
+  }),
+  opt({
+    name: '--dev-block-period',
+    type: 'int',
+    field: 'devBlockPeriod',
+    default: 0,
+    min: 0,
+    max: 3600,
+    help: 'With --network=pos-dev: seconds between blocks; 0 makes a block as soon as a transaction arrives',
+    section: 'Node',
+    label: '<SECONDS>',
   }),
   opt({
     name: '--genesis-file',
@@ -631,9 +642,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     field: 'engineRpcEnabled',
     default: false,
     defaultText: 'false',
-    help: 'Serve the engine API used by a consensus client',
+    help: 'Serve the engine API used by a consensus client (on by default when the genesis configures the merge)',
     section: 'Engine API',
-    unavailable: ENGINE,
   }),
   opt({
     name: '--engine-rpc-port',
@@ -644,7 +654,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'Port of the engine API (HTTP and WebSocket)',
     section: 'Engine API',
     ...PORT,
-    unavailable: ENGINE,
   }),
   opt({
     name: '--engine-jwt-secret',
@@ -655,7 +664,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     help: 'File holding the hex JWT secret shared with the consensus client',
     section: 'Engine API',
     label: '<FILE>',
-    unavailable: ENGINE,
   }),
   opt({
     name: '--engine-jwt-disabled',
@@ -664,7 +672,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     default: false,
     help: 'Serve the engine API without JWT authentication',
     section: 'Engine API',
-    unavailable: ENGINE,
   }),
   opt({
     name: '--engine-host-allowlist',
@@ -675,7 +682,6 @@ export const OPTIONS: readonly OptionSpec[] = [
     section: 'Engine API',
     label: '<HOSTNAME>[,<HOSTNAME>...]',
     check: checkAllowlist,
-    unavailable: ENGINE,
   }),
 
   // --- Gas price and limits
@@ -1352,7 +1358,7 @@ export function renderOptionsMarkdown(): string {
     '`--flag=false`; lists are comma-separated.',
     '',
     'An option does what its description says, or the node refuses it at start and names it with the',
-    'reason (`--engine-rpc-enabled: the engine API is not available yet`), before it touches the data',
+    'reason (`--sync-mode: synchronization modes other than FULL are not available yet`), before it touches the data',
     'directory. A description that ends in italics marks an option that is not available yet: its',
     'default is always accepted, and so is a value that only turns off what is absent',
     '(`--p2p-enabled=false`, `--nat-method=NONE`).',

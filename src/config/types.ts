@@ -5,7 +5,7 @@
  */
 import type { GenesisSpec } from './genesis.js';
 
-export type NetworkName = 'dev';
+export type NetworkName = 'dev' | 'pos-dev';
 export type LogLevel = 'OFF' | 'FATAL' | 'ERROR' | 'WARN' | 'INFO' | 'DEBUG' | 'TRACE' | 'ALL';
 export type SyncMode = 'FULL' | 'FAST' | 'SNAP' | 'CHECKPOINT';
 export type NatMethod = 'UPNP' | 'DOCKER' | 'AUTO' | 'NONE';
@@ -129,6 +129,8 @@ export interface Config {
   minerEnabled: boolean;
   /** Lowercase 0x-prefixed address. */
   minerCoinbase: string | undefined;
+  /** `--network=pos-dev`: seconds between blocks; 0 builds a block for each transaction. */
+  devBlockPeriod: number;
   minerExtraData: Uint8Array;
   targetGasLimit: bigint | undefined;
 

@@ -8,7 +8,7 @@
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { bytesToHex } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
-import type { ChainStore } from '../chain/chainStore.js';
+import { bytesEqual, type ChainStore } from '../chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from '../chain/errors.js';
 import type { WriteBatch } from '../db/database.js';
 import type { WorldState } from '../state/worldState.js';
@@ -69,6 +69,23 @@ export class BlockImporter {
       this.checkHeader(block);
       this.store(block, execution, execution.stateWrites);
       return 'imported' as const;
+    });
+  }
+
+  /**
+   * Makes the stored block `head` the canonical head (reorganising to it from any branch) and records
+   * the safe and finalized blocks, in one transaction behind the queued imports: the consensus
+   * client's fork choice after the merge.
+   */
+  setForkchoice(head: Uint8Array, safe?: Uint8Array, finalized?: Uint8Array): Promise<void> {
+    return this.enqueue(async () => {
+      const block = this.chain.getBlock(head);
+      if (!block) throw new Error(`block ${bytesToHex(head)} is not stored`);
+      const batch = this.chain.newBatch();
+      const moved = bytesEqual(this.chain.head().hash, head) ? undefined : this.chain.setHead(batch, block);
+      this.chain.setForkchoiceTags(batch, safe, finalized);
+      this.chain.db.commit(batch);
+      if (moved) this.chain.headCommitted({ head: block, ...moved });
     });
   }
 

@@ -7,15 +7,30 @@
  * withdrawals, the engine's reward) are the block processor's. The engine seals the block;
  * `BlockImporter.commitBuilt` stores it without executing it again.
  */
-import { Block, type BlockHeader, createBlockHeader, genTransactionsTrieRoot } from '@ethereumjs/block';
+import {
+  Block,
+  type BlockHeader,
+  createBlockHeader,
+  genRequestsRoot,
+  genTransactionsTrieRoot,
+  genWithdrawalsTrieRoot,
+} from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { MerklePatriciaTrie } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { Blob4844Tx, createMinimal4844TxFromNetworkWrapper, type TypedTransaction } from '@ethereumjs/tx';
-import { type Address, KECCAK256_RLP } from '@ethereumjs/util';
-import { Bloom, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
+import {
+  type Address,
+  type CLRequest,
+  type CLRequestType,
+  KECCAK256_RLP,
+  type Withdrawal,
+} from '@ethereumjs/util';
+import { Bloom, encodeReceipt, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
+import { sha256 } from '../crypto/index.js';
 import type { BlockImporter, BuiltExecution } from '../execution/importer.js';
+import { accumulateBlockRequests } from '../execution/requests.js';
 import type { PooledTx, TxPool } from '../txpool/pool.js';
 import type { SealingEngine } from './engine.js';
 import { effectiveTip, maxFeePerGas, TxSelection } from './selection.js';
@@ -35,6 +50,28 @@ export interface BuiltBlock {
   execution: BuiltExecution;
   /** Transactions the block carries (for logs and figures). */
   txCount: number;
+  /** EIP-7685 requests (Prague on), in type order. */
+  requests?: CLRequest<CLRequestType>[];
+  /** Priority fees the fee recipient earns, in wei (the engine API's `blockValue`). */
+  blockValue: bigint;
+  /** The pool entries of the included transactions (blob sidecars stay there). */
+  included: PooledTx[];
+}
+
+/**
+ * What a proof-of-stake payload adds to a block (the consensus client's payload attributes), and the
+ * transactions of `testing_buildBlockV1` when it names them.
+ */
+export interface BuildExtras {
+  withdrawals?: Withdrawal[];
+  parentBeaconBlockRoot?: Uint8Array;
+  /** Exactly these transactions, in this order; the first that cannot run fails the build. */
+  transactions?: PooledTx[];
+}
+
+/** A transaction named in `BuildExtras.transactions` could not be included. */
+export class BuildTransactionError extends Error {
+  override name = 'BuildTransactionError';
 }
 
 export class BuildAbortedError extends Error {
@@ -76,14 +113,12 @@ export class BlockBuilder {
     engine: SealingEngine,
     timestamp: bigint,
     signal?: AbortSignal,
+    extras: BuildExtras = {},
   ): Promise<BuiltBlock> {
     const number = parent.number + 1n;
     const common = this.chain.common.copy();
     common.setHardforkBy({ blockNumber: number, timestamp });
-    if (common.isActivatedEIP(7685))
-      throw new Error(
-        'blocks with execution requests (Prague) are produced by the consensus layer, not mined',
-      );
+    const withdrawals = common.isActivatedEIP(4895) ? (extras.withdrawals ?? []) : undefined;
     const fields = engine.childHeaderFields(parent, timestamp);
     const baseFee = common.isActivatedEIP(1559)
       ? parent.common.isActivatedEIP(1559)
@@ -102,33 +137,54 @@ export class BlockBuilder {
       nonce: fields.nonce,
       mixHash: fields.mixHash,
       baseFeePerGas: baseFee,
-      withdrawalsRoot: common.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
+      withdrawalsRoot: withdrawals
+        ? withdrawals.length === 0
+          ? KECCAK256_RLP
+          : await genWithdrawalsTrieRoot(withdrawals, new MerklePatriciaTrie({ common }))
+        : undefined,
       excessBlobGas: blobs
         ? parent.common.isActivatedEIP(4844)
           ? parent.calcNextExcessBlobGas(common)
           : 0n
         : undefined,
       blobGasUsed: blobs ? 0n : undefined,
-      parentBeaconBlockRoot: common.isActivatedEIP(4788) ? new Uint8Array(32) : undefined,
+      parentBeaconBlockRoot: common.isActivatedEIP(4788)
+        ? (extras.parentBeaconBlockRoot ?? new Uint8Array(32))
+        : undefined,
     };
     const headerOpts = { common, skipConsensusFormatValidation: true };
     const draft = createBlockHeader(headerData, headerOpts);
     const execHeader = engine.executionHeader ? engine.executionHeader(draft) : draft;
-    const execBlock = new Block(execHeader, [], [], common.isActivatedEIP(4895) ? [] : undefined);
+    const execBlock = new Block(execHeader, [], [], withdrawals);
 
-    const pending = this.pool ? [...this.pool.content().pending.values()] : [];
+    const pending = extras.transactions
+      ? [extras.transactions]
+      : this.pool
+        ? [...this.pool.content().pending.values()]
+        : [];
     const processor = this.importer.processor;
     const { result, stateWrites } = await this.importer.executeOnParent(parent, async (vm) => {
       vm.common.setHardforkBy({ blockNumber: number, timestamp });
       await vm.evm.journal.checkpoint();
       try {
         await processor.startBlock(vm, execHeader);
-        const out = await this.fill(vm, common, execBlock, pending, baseFee ?? 0n, signal);
+        const out = await this.fill(
+          vm,
+          common,
+          execBlock,
+          pending,
+          baseFee ?? 0n,
+          signal,
+          extras.transactions !== undefined,
+        );
         // The reward goes to the header's own coinbase (the beneficiary under proof of work).
         await processor.finishBlock(vm, new Block(draft, [], [], execBlock.withdrawals));
+        const requests = common.isActivatedEIP(7685)
+          ? await accumulateBlockRequests(vm, out.txResults, draft.gasLimit)
+          : undefined;
         await vm.evm.journal.commit();
         const stateRoot = await vm.stateManager.getStateRoot();
-        return { result: { ...out, stateRoot }, stateRoot };
+        return { result: { ...out, stateRoot, requests }, stateRoot };
       } catch (err) {
         await vm.evm.journal.revert();
         throw err;
@@ -145,14 +201,18 @@ export class BlockBuilder {
         logsBloom: result.bloom,
         gasUsed: result.gasUsed,
         blobGasUsed: blobs ? result.blobGasUsed : undefined,
+        requestsHash: result.requests ? genRequestsRoot(result.requests, (m) => sha256(m)) : undefined,
       },
       headerOpts,
     );
-    const block = new Block(header, result.txs, [], common.isActivatedEIP(4895) ? [] : undefined);
+    const block = new Block(header, result.txs, [], withdrawals);
     return {
       block,
       execution: { receipts: result.receipts, senders: result.senders, stateWrites },
       txCount: result.txs.length,
+      requests: result.requests,
+      blockValue: result.blockValue,
+      included: result.included,
     };
   }
 
@@ -164,6 +224,7 @@ export class BlockBuilder {
     pending: PooledTx[][],
     baseFee: bigint,
     signal: AbortSignal | undefined,
+    strict = false,
   ) {
     const header = execBlock.header;
 
@@ -175,6 +236,9 @@ export class BlockBuilder {
     const gasLimit = header.gasLimit;
 
     const txs: TypedTransaction[] = [];
+    const txResults: RunTxResult[] = [];
+    const included: PooledTx[] = [];
+    let blockValue = 0n;
     const receipts: Uint8Array[] = [];
     const senders: Address[] = [];
     const receiptTrie = new MerklePatriciaTrie({ common });
@@ -188,10 +252,41 @@ export class BlockBuilder {
     const selection = new TxSelection(pending, baseFee);
     for (let entry = selection.peek(); entry; entry = selection.peek()) {
       if (signal?.aborted) throw new BuildAbortedError();
-      if (gasLimit - gasUsed < TX_GAS) break;
       const tx = entry.tx;
-      // Local transactions skip the price floors, as Besu gives them priority.
       const tip = effectiveTip(tx, baseFee);
+      if (strict) {
+        // Named transactions: each runs or the build fails with the reason.
+        let res: RunTxResult;
+        try {
+          res = await runTx(vm, {
+            tx,
+            block: execBlock,
+            blockGasLimit: gasLimit,
+            blockGasUsed: receiptGas,
+          } as never);
+        } catch (err) {
+          throw new BuildTransactionError(
+            (err as Error).message.split(' -> ')[0]?.split('\n')[0] ?? 'invalid',
+          );
+        }
+        selection.accept();
+        gasUsed += res.totalGasSpent;
+        receiptGas += res.totalGasSpent;
+        const txBlobGas = tx instanceof Blob4844Tx ? BigInt(tx.numBlobs()) * blobGasPerBlob : 0n;
+        blobGasUsed += txBlobGas;
+        blockValue += (tip > 0n ? tip : 0n) * res.totalGasSpent;
+        bloom.or(res.bloom);
+        const encoded = encodeReceipt(res.receipt, tx.type);
+        await receiptTrie.put(RLP.encode(txs.length), encoded);
+        txs.push(tx);
+        txResults.push(res);
+        included.push(entry);
+        receipts.push(encoded);
+        senders.push(entry.sender);
+        continue;
+      }
+      if (gasLimit - gasUsed < TX_GAS) break;
+      // Local transactions skip the price floors, as Besu gives them priority.
       if (
         tip < 0n ||
         maxFeePerGas(tx) < baseFee ||
@@ -219,7 +314,7 @@ export class BlockBuilder {
         continue;
       }
       selection.accept();
-      const included =
+      const bare =
         tx instanceof Blob4844Tx && tx.blobs !== undefined
           ? createMinimal4844TxFromNetworkWrapper(tx, { common: tx.common })
           : tx;
@@ -230,16 +325,22 @@ export class BlockBuilder {
       } else gasUsed += res.blockGasSpent;
       receiptGas += res.totalGasSpent;
       blobGasUsed += txBlobGas;
+      blockValue += tip * res.totalGasSpent;
       bloom.or(res.bloom);
       const encoded = encodeReceipt(res.receipt, tx.type);
       await receiptTrie.put(RLP.encode(txs.length), encoded);
-      txs.push(included);
+      txResults.push(res);
+      included.push(entry);
+      txs.push(bare);
       receipts.push(encoded);
       senders.push(entry.sender);
       if (txs.length % YIELD_EVERY === 0) await new Promise<void>((r) => setImmediate(r));
     }
     return {
       txs,
+      txResults,
+      included,
+      blockValue,
       receipts,
       senders,
       gasUsed,

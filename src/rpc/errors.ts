@@ -3,6 +3,7 @@
  * (besu-facts.md §1.2). This is the only place that builds error objects. Handlers throw `RpcError`
  * for malformed requests; lower layers throw their own typed errors, which `domainError` below maps.
  */
+import { EngineApiError, type EngineFailure } from '../consensus/merge/errors.js';
 import { SimulateError, type SimulateErrorKind } from '../execution/blockSimulator.js';
 import { CallFailedError } from '../execution/gasEstimator.js';
 import { InvalidSimulationError, type SimulationResult } from '../execution/simulator.js';
@@ -125,6 +126,7 @@ export const INVALID_TRANSACTION_LIMIT_PARAMS = spec(P, 'Invalid transaction lim
 export const INVALID_TRANSACTION_TRACE_PARAMS = spec(P, 'Invalid transaction trace params');
 export const INVALID_TRANSACTION_TYPE = spec(P, 'Invalid transaction type');
 export const INVALID_VERSIONED_HASH_PARAMS = spec(P, 'Invalid versioned hash params');
+export const INVALID_VERSIONED_HASHES_PARAMS = spec(P, 'Invalid versioned hashes params');
 export const INVALID_VOTE_TYPE_PARAMS = spec(P, 'Invalid vote type params');
 export const INVALID_WITHDRAWALS_PARAMS = spec(P, 'Invalid withdrawals');
 
@@ -253,6 +255,23 @@ export const INVALID_FORKCHOICE_STATE = spec(-38002, 'Invalid forkchoice state')
 export const INVALID_PAYLOAD_ATTRIBUTES = spec(-38003, 'Invalid payload attributes');
 export const INVALID_RANGE_REQUEST_TOO_LARGE = spec(-38004, 'Too large request');
 export const UNSUPPORTED_FORK = spec(-38005, 'Unsupported fork');
+export const INVALID_EXECUTION_REQUESTS_PARAMS = spec(P, 'Invalid execution requests params');
+
+const ENGINE_FAILURES: Record<EngineFailure, RpcErrorSpec> = {
+  UNSUPPORTED_FORK,
+  INVALID_FORKCHOICE_STATE,
+  INVALID_PAYLOAD_ATTRIBUTES,
+  UNKNOWN_PAYLOAD,
+  TOO_LARGE_REQUEST: INVALID_RANGE_REQUEST_TOO_LARGE,
+  INVALID_PARAMS,
+  INVALID_WITHDRAWALS: INVALID_WITHDRAWALS_PARAMS,
+  INVALID_BLOB_GAS_USED: INVALID_BLOB_GAS_USED_PARAMS,
+  INVALID_EXCESS_BLOB_GAS: INVALID_EXCESS_BLOB_GAS_PARAMS,
+  INVALID_VERSIONED_HASHES: INVALID_VERSIONED_HASH_PARAMS,
+  INVALID_PARENT_BEACON_BLOCK_ROOT: INVALID_PARENT_BEACON_BLOCK_ROOT_PARAMS,
+  INVALID_EXECUTION_REQUESTS: INVALID_EXECUTION_REQUESTS_PARAMS,
+  INVALID_TRANSACTION: INVALID_TRANSACTION_PARAMS,
+};
 
 // --- blocks, auth, history
 export const UNKNOWN_BLOCK = spec(-39001, 'Unknown block');
@@ -565,6 +584,8 @@ export function logInternalError(err: unknown, context?: string): void {
 /** The answer to an `RpcError` or a known domain error; undefined for anything unexpected. */
 export function knownErrorObject(err: unknown): RpcErrorObject | undefined {
   if (err instanceof RpcError) return err.toErrorObject();
+  if (err instanceof EngineApiError)
+    return new RpcError(ENGINE_FAILURES[err.kind], err.detail).toErrorObject();
   const detailed = detailedDomainError(err);
   if (detailed !== undefined) return detailed.toErrorObject();
   const mapped = domainError(err);

@@ -7,10 +7,11 @@
 import type { Common } from '@ethereumjs/common';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { FeeOracle } from '../chain/fees.js';
-import type { BlockImporter } from '../execution/importer.js';
 import type { Config } from '../config/types.js';
 import type { Clique } from '../consensus/clique/index.js';
+import type { EngineService } from '../consensus/merge/engineService.js';
 import type { BlockSimulator } from '../execution/blockSimulator.js';
+import type { BlockImporter } from '../execution/importer.js';
 import type { CallSimulator } from '../execution/simulator.js';
 import type { LogBloomCache } from '../filters/bloomCache.js';
 import type { FilterManager } from '../filters/manager.js';
@@ -61,6 +62,8 @@ export interface Services {
   txPool?: TxPool;
   /** Poll filters (eth_newFilter …). */
   filters?: FilterManager;
+  /** The engine API's service (fork choice, payloads); present on chains that configure the merge. */
+  engine?: EngineService;
   /** Clique signers, votes and proposals; present only on Clique chains. */
   clique?: Clique;
   /** Block production (proof-of-work chains); absent where the consensus mines no blocks locally. */

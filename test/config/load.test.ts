@@ -250,7 +250,7 @@ describe('errors', () => {
 
   it('networks', () => {
     expect(errorOf(() => loadConfig(['--network=atlantis'], {})).message).toBe(
-      "Invalid value for option '--network': expected one of [DEV] (case-insensitive) but was 'atlantis'",
+      "Invalid value for option '--network': expected one of [DEV, POS-DEV] (case-insensitive) but was 'atlantis'",
     );
     expect(errorOf(() => loadConfig(['--network=mainnet'], {})).message).toMatch(
       /network 'mainnet' is not available in Alder/,

@@ -137,25 +137,26 @@ describe('refusal at start', () => {
     );
     const dir = mkdtempSync(join(tmpdir(), 'alder-options-'));
     const file = join(dir, 'config.toml');
-    writeFileSync(file, 'engine-rpc-http-port=9999\n');
+    writeFileSync(file, 'privacy-enabled=true\n');
     expect(errorOf(() => loadConfig([...DEV, `--config-file=${file}`], {}))).toBe(
-      "--engine-rpc-port (from config file key 'engine-rpc-http-port'): the engine API is not available yet",
+      "--privacy-enabled (from config file key 'privacy-enabled'): private transactions are not available yet",
     );
     expect(
       errorOf(() =>
-        loadConfig([...DEV, '--engine-rpc-enabled', '--privacy-enabled'], {
+        loadConfig([...DEV, '--sync-mode=FAST', '--privacy-enabled'], {
           [envVarName('--revert-reason-enabled')]: 'true',
         }),
       ),
     ).toBe(
-      '--revert-reason-enabled (from environment variable ALDER_REVERT_REASON_ENABLED): revert reasons in transaction receipts are not available yet; ' +
-        '--engine-rpc-enabled: the engine API is not available yet; --privacy-enabled: private transactions are not available yet',
+      '--sync-mode: synchronization modes other than FULL are not available yet; ' +
+        '--revert-reason-enabled (from environment variable ALDER_REVERT_REASON_ENABLED): revert reasons in transaction receipts are not available yet; ' +
+        '--privacy-enabled: private transactions are not available yet',
     );
   });
 
   it('is checked before the genesis is read', () => {
-    expect(errorOf(() => loadConfig(['--genesis-file=/nonexistent.json', '--engine-rpc-enabled'], {}))).toBe(
-      '--engine-rpc-enabled: the engine API is not available yet',
+    expect(errorOf(() => loadConfig(['--genesis-file=/nonexistent.json', '--privacy-enabled'], {}))).toBe(
+      '--privacy-enabled: private transactions are not available yet',
     );
   });
 });

@@ -14,10 +14,10 @@ describe('bin/alder with an option that is not available yet', () => {
       '--network=dev',
       `--data-path=${dataPath}`,
       '--rpc-http-enabled',
-      '--engine-rpc-enabled',
+      '--privacy-enabled',
     ]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('--engine-rpc-enabled: the engine API is not available yet\n');
+    expect(r.stderr).toBe('--privacy-enabled: private transactions are not available yet\n');
     expect(existsSync(dataPath)).toBe(false);
   });
 
@@ -25,7 +25,7 @@ describe('bin/alder with an option that is not available yet', () => {
     const dir = tempDir();
     const dataPath = join(dir, 'data');
     const file = join(dir, 'alder.toml');
-    writeFileSync(file, `network="dev"\ndata-path="${dataPath}"\nengine-rpc-enabled=true\n`);
+    writeFileSync(file, `network="dev"\ndata-path="${dataPath}"\nprivacy-enabled=true\n`);
     const r = await runCliStatus([
       `--config-file=${file}`,
       'blocks',
@@ -34,7 +34,7 @@ describe('bin/alder with an option that is not available yet', () => {
     ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      "--engine-rpc-enabled (from config file key 'engine-rpc-enabled'): the engine API is not available yet\n",
+      "--privacy-enabled (from config file key 'privacy-enabled'): private transactions are not available yet\n",
     );
     expect(existsSync(dataPath)).toBe(false);
     expect(readdirSync(dir)).toEqual(['alder.toml']);

@@ -2,6 +2,7 @@
 import { type GenesisSpec, parseGenesis } from '../genesis.js';
 import type { NetworkName } from '../types.js';
 import { DEV_GENESIS, DEV_NETWORK_ID } from './dev.js';
+import { POS_DEV_GENESIS } from './posDev.js';
 
 export interface NetworkPreset {
   name: NetworkName;
@@ -16,6 +17,12 @@ export const NETWORKS: Record<NetworkName, NetworkPreset> = {
     name: 'dev',
     genesis: () => parseGenesis(DEV_GENESIS, 'Built-in dev genesis'),
     networkId: DEV_NETWORK_ID,
+    bootnodes: [],
+  },
+  'pos-dev': {
+    name: 'pos-dev',
+    genesis: () => parseGenesis(POS_DEV_GENESIS, 'Built-in pos-dev genesis'),
+    networkId: undefined,
     bootnodes: [],
   },
 };

@@ -19,6 +19,8 @@ export class MergeConsensus implements ConsensusEngine {
   readonly name: string;
   readonly forkChoice = 'external' as const;
   readonly producesUnasked = false;
+  /** Set once a consensus client drives the chain: the head then moves only by its fork choice. */
+  private driven = false;
 
   constructor(
     private readonly pre: ConsensusEngine,
@@ -70,9 +72,18 @@ export class MergeConsensus implements ConsensusEngine {
     return isPostMerge(header) ? 0n : this.pre.blockReward(header);
   }
 
+  /**
+   * Hands fork choice to the consensus client (the engine API's first call): from then on an imported
+   * post-merge block is stored without becoming head until a forkchoiceUpdated names it.
+   */
+  followEngine(): void {
+    this.driven = true;
+  }
+
   isBetterHead(candidate: ForkChoiceCandidate, head: ForkChoiceCandidate): boolean {
     if (!isPostMerge(candidate.header)) return this.pre.isBetterHead(candidate, head);
-    return bytesEqual(candidate.header.parentHash, head.hash);
+    // Until a consensus client speaks, a block extending the head becomes head (`blocks import`).
+    return !this.driven && bytesEqual(candidate.header.parentHash, head.hash);
   }
 
   /**

@@ -6,6 +6,7 @@ import { cliqueMethods } from './clique/index.js';
 import { debugBatchSendRawTransaction } from './debug/batchSend.js';
 import { debugMetrics } from './debug/metrics.js';
 import { debugRawMethods } from './debug/raw.js';
+import { engineMethods } from './engine/index.js';
 import { blockMethods } from './eth/blocks.js';
 import { ethCall } from './eth/call.js';
 import { chainInfoMethods } from './eth/chainInfo.js';
@@ -66,4 +67,5 @@ export const allMethods: RpcMethod[] = [
   ...workMethods,
   ...minerMethods,
   ...adminMethods,
+  ...engineMethods,
 ];

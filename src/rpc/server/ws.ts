@@ -64,6 +64,15 @@ export interface WsServerOptions {
   maxQueuedConnections?: number;
   /** Request headers must be complete this long after the connection opens (ms). Default 10 s. */
   headerTimeoutMs?: number;
+  /**
+   * Plain HTTP requests on the same port (the engine port serves JSON-RPC over both); without it they
+   * get 400 `Websocket endpoint can't handle HTTP requests`. Called after the Host check.
+   */
+  httpRequest?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /** Decides an upgrade from its request (the engine port's JWT); false answers 403. */
+  acceptUpgrade?: (req: IncomingMessage) => Promise<boolean>;
+  /** Transport label of this server's requests (default `ws`). */
+  transport?: 'ws' | 'engine';
 }
 
 export interface WsServer {
@@ -165,6 +174,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
   const maxLoginBody = opts.maxLoginBodyBytes ?? 64 * 1024;
   const auth = opts.auth?.enabled ? opts.auth : undefined;
   const hostAllowed = createHostCheck(opts.hostAllowlist);
+  const transport = opts.transport ?? 'ws';
   const connections = new Set<Connection>();
   const sockets = new Set<Duplex>();
   let nextConnectionId = 1;
@@ -227,6 +237,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
       req.resume();
       return;
     }
+    if (opts.httpRequest) return opts.httpRequest(req, res);
     let path = (req.url ?? '/').split('?')[0] as string;
     if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
     if (req.method === 'POST' && path === '/login') {
@@ -257,6 +268,21 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
+    if (opts.acceptUpgrade) {
+      const check = opts.acceptUpgrade;
+      check(req).then(
+        (ok) => {
+          if (ok) admit(req, socket, head);
+          else socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        },
+        () => socket.destroy(),
+      );
+      return;
+    }
+    admit(req, socket, head);
+  });
+
+  function admit(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (limit <= 0 || admitted < limit) {
       upgrade(req, socket, head);
       return;
@@ -271,7 +297,7 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
       const i = waiting.indexOf(entry);
       if (i >= 0) waiting.splice(i, 1);
     });
-  });
+  }
 
   function accept(ws: WebSocket, socket: Duplex, req: IncomingMessage): void {
     const id = String(nextConnectionId++);
@@ -284,11 +310,11 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
       pending: 0,
       paused: false,
       chain: Promise.resolve(),
-      context: { services: opts.services, transport: 'ws' },
+      context: { services: opts.services, transport },
       send: (message) => send(conn, message),
     };
     // The node's services, shared; beside them the connection, for eth_subscribe / eth_unsubscribe.
-    conn.context = { services: opts.services, transport: 'ws', connection: connectionContext(conn) };
+    conn.context = { services: opts.services, transport, connection: connectionContext(conn) };
     connections.add(conn);
 
     const guard = new FrameSizeGuard(opts.maxFrameSize);
