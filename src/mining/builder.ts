@@ -266,7 +266,9 @@ export class BlockBuilder {
           } as never);
         } catch (err) {
           throw new BuildTransactionError(
-            (err as Error).message.split(' -> ')[0]?.split('\n')[0] ?? 'invalid',
+            ((err as Error).message.split('\n')[0] ?? 'invalid transaction')
+              .replace(/\s*\(vm hf=.*$/s, '')
+              .replace(/ -> .*$/s, ''),
           );
         }
         selection.accept();

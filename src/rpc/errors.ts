@@ -271,6 +271,7 @@ const ENGINE_FAILURES: Record<EngineFailure, RpcErrorSpec> = {
   INVALID_PARENT_BEACON_BLOCK_ROOT: INVALID_PARENT_BEACON_BLOCK_ROOT_PARAMS,
   INVALID_EXECUTION_REQUESTS: INVALID_EXECUTION_REQUESTS_PARAMS,
   INVALID_TRANSACTION: INVALID_TRANSACTION_PARAMS,
+  TRANSACTION_NOT_APPLICABLE: spec(-32000, 'Transaction not applicable'),
 };
 
 // --- blocks, auth, history
@@ -584,8 +585,13 @@ export function logInternalError(err: unknown, context?: string): void {
 /** The answer to an `RpcError` or a known domain error; undefined for anything unexpected. */
 export function knownErrorObject(err: unknown): RpcErrorObject | undefined {
   if (err instanceof RpcError) return err.toErrorObject();
-  if (err instanceof EngineApiError)
-    return new RpcError(ENGINE_FAILURES[err.kind], err.detail).toErrorObject();
+  if (err instanceof EngineApiError) {
+    const base = ENGINE_FAILURES[err.kind];
+    // A transaction testing_buildBlockV1 could not run: -32000 with its reason as the message.
+    if (err.kind === 'TRANSACTION_NOT_APPLICABLE' && err.detail)
+      return { code: base.code, message: err.detail };
+    return new RpcError(base, err.detail).toErrorObject();
+  }
   const detailed = detailedDomainError(err);
   if (detailed !== undefined) return detailed.toErrorObject();
   const mapped = domainError(err);

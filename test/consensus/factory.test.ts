@@ -116,7 +116,7 @@ describe('alder refuses a consensus it does not run', () => {
     ]);
     expect(run.code).not.toBe(0);
     expect(run.stderr).toContain(
-      'Genesis config.terminalTotalDifficulty: block production across the merge needs the engine API, which is not available yet (--miner-enabled)',
+      'Genesis config.terminalTotalDifficulty: after the merge blocks come from a consensus client through the engine API (--engine-rpc-port), not from this node (--miner-enabled)',
     );
   });
 });

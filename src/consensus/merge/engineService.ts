@@ -639,7 +639,8 @@ export class EngineService {
     try {
       return await this.build(parent, attrs, entries, extraData);
     } catch (err) {
-      if (err instanceof BuildTransactionError) throw new EngineApiError('INVALID_TRANSACTION', err.message);
+      if (err instanceof BuildTransactionError)
+        throw new EngineApiError('TRANSACTION_NOT_APPLICABLE', err.message);
       throw err;
     }
   }

@@ -15,7 +15,9 @@ export type EngineFailure =
   | 'INVALID_VERSIONED_HASHES'
   | 'INVALID_PARENT_BEACON_BLOCK_ROOT'
   | 'INVALID_EXECUTION_REQUESTS'
-  | 'INVALID_TRANSACTION';
+  | 'INVALID_TRANSACTION'
+  /** testing_buildBlockV1: a named transaction cannot run (-32000 with the reason as message). */
+  | 'TRANSACTION_NOT_APPLICABLE';
 
 export class EngineApiError extends Error {
   override name = 'EngineApiError';

@@ -3,8 +3,8 @@
  * whose fork rules are Paris or later is checked by the post-merge rules (difficulty, nonce and ommers
  * zero; no seal; no block reward; the coinbase gets the fees); every earlier header goes to the wrapped
  * engine, which is how a chain crosses the merge. After the merge the consensus client names the head
- * through the engine API; until Alder serves it, an imported post-merge block becomes head when it
- * extends the head, and the node produces no blocks (see `createProducer`).
+ * through the engine API (`engineService.ts`); until it first speaks, an imported post-merge block
+ * becomes head when it extends the head. The node itself produces no blocks (see `createProducer`).
  */
 import type { BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
@@ -87,8 +87,8 @@ export class MergeConsensus implements ConsensusEngine {
   }
 
   /**
-   * Production after the merge belongs to the consensus client, through the engine API Alder does not
-   * serve yet; a node that would produce blocks (the pre-merge engine seals unasked, or --miner-enabled)
+   * Production after the merge belongs to the consensus client, through the engine API; a node that
+   * would produce blocks (the pre-merge engine seals unasked, or --miner-enabled)
    * is refused rather than left to produce blocks the merge rules reject.
    */
   createProducer(ctx: ProducerContext): NodeProducer {
@@ -96,7 +96,7 @@ export class MergeConsensus implements ConsensusEngine {
       const what = this.pre.producesUnasked ? `a ${this.pre.name} signer node` : '--miner-enabled';
       throw new UnsupportedConsensusError(
         this.configKey,
-        `block production across the merge needs the engine API, which is not available yet (${what}); a node without block production serves the chain it holds, and \`alder blocks import\` imports post-merge blocks`,
+        `after the merge blocks come from a consensus client through the engine API (--engine-rpc-port), not from this node (${what}); use --network=pos-dev for a proof-of-stake development chain`,
       );
     }
     return { start() {}, stop: async () => {} };

@@ -3,9 +3,10 @@
  * the named transactions (null: from the pool), without importing it, and answers it as getPayload
  * does. Errors as Besu's: a missing parent, missing attributes, a zero timestamp, a missing fee
  * recipient are -32602 with Besu's sentence; a transaction that does not decode is -32602 `Invalid
- * transaction params`.
+ * transaction params`; a named transaction that cannot run on the parent's state fails the build with
+ * -32000 and the reason (as the cross-client cases expect), leaving the chain as it was.
  */
-import { Address } from '@ethereumjs/util';
+import { Address, bytesToHex } from '@ethereumjs/util';
 import type { PayloadAttributes } from '../../../consensus/merge/engineService.js';
 import { decodeTransaction } from '../../../consensus/merge/engineService.js';
 import { INVALID_PARAMS, INVALID_TRANSACTION_PARAMS, RpcError } from '../../errors.js';
@@ -14,14 +15,13 @@ import { hexBytes, hexQuantity, withdrawalList } from '../../params/engine.js';
 import type { RpcMethod } from '../types.js';
 import { engineOf } from './service.js';
 
-function attributes(value: unknown): PayloadAttributes {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new RpcError(INVALID_PARAMS);
-  const o = value as Record<string, unknown>;
+/** The attributes' own checks, after the parent was found (Besu's order). */
+function attributes(o: Record<string, unknown>): PayloadAttributes {
   const timestamp = hexQuantity(o.timestamp);
   if (timestamp === undefined || timestamp === 0n)
     throw new RpcError(INVALID_PARAMS, 'Missing or invalid timestamp field');
   const prevRandao = hexBytes(o.prevRandao, 32);
-  if (!prevRandao) throw new RpcError(INVALID_PARAMS, 'Missing or invalid prevRandao field');
+  if (!prevRandao) throw new RpcError(INVALID_PARAMS, 'Missing prevRandao field');
   const recipient = hexBytes(o.suggestedFeeRecipient, 20);
   if (!recipient) throw new RpcError(INVALID_PARAMS, 'Missing suggestedFeeRecipient field');
   const root = o.parentBeaconBlockRoot;
@@ -29,7 +29,7 @@ function attributes(value: unknown): PayloadAttributes {
     timestamp,
     prevRandao,
     suggestedFeeRecipient: new Address(recipient),
-    withdrawals: withdrawalList(o.withdrawals, INVALID_PARAMS),
+    withdrawals: withdrawalList(o.withdrawals, INVALID_PARAMS) ?? [],
     parentBeaconBlockRoot: root === undefined || root === null ? undefined : hexBytes(root, 32),
   };
 }
@@ -39,18 +39,26 @@ export const testingBuildBlockV1: RpcMethod = {
   group: 'TESTING',
   async handler(params, ctx) {
     const engine = engineOf(ctx);
+    // Parameter shapes first (plain -32602), then the parent, the attributes, the transactions.
     const parentHash = hexBytes(params[0], 32);
     if (!parentHash) throw new RpcError(INVALID_PARAMS);
-    const attrs = attributes(params[1]);
+    const rawAttrs = params[1];
+    if (typeof rawAttrs !== 'object' || rawAttrs === null || Array.isArray(rawAttrs))
+      throw new RpcError(INVALID_PARAMS);
     const rawTxs = params[2];
+    if (rawTxs !== undefined && rawTxs !== null && !Array.isArray(rawTxs)) throw new RpcError(INVALID_PARAMS);
+    let extraData: Uint8Array | undefined;
+    if (params[3] !== undefined && params[3] !== null) {
+      extraData = hexBytes(params[3]);
+      if (!extraData) throw new RpcError(INVALID_PARAMS);
+    }
+    const parent = ctx.services.chain.getHeader(parentHash);
+    if (!parent) throw new RpcError(INVALID_PARAMS, `Parent block not found: ${bytesToHex(parentHash)}`);
+    const attrs = attributes(rawAttrs as Record<string, unknown>);
     let txs: ReturnType<typeof decodeTransaction>[] | undefined;
-    if (rawTxs !== undefined && rawTxs !== null) {
-      if (!Array.isArray(rawTxs)) throw new RpcError(INVALID_TRANSACTION_PARAMS);
+    if (Array.isArray(rawTxs)) {
       const common = ctx.services.chain.common.copy();
-      common.setHardforkBy({
-        blockNumber: (ctx.services.chain.getHeader(parentHash)?.number ?? 0n) + 1n,
-        timestamp: attrs.timestamp,
-      });
+      common.setHardforkBy({ blockNumber: parent.number + 1n, timestamp: attrs.timestamp });
       txs = rawTxs.map((raw) => {
         const bytes = hexBytes(raw);
         try {
@@ -64,17 +72,9 @@ export const testingBuildBlockV1: RpcMethod = {
         }
       });
     }
-    let extraData: Uint8Array | undefined;
-    if (params[3] !== undefined && params[3] !== null) {
-      extraData = hexBytes(params[3]);
-      if (!extraData) throw new RpcError(INVALID_PARAMS);
-    }
     const built = await engine.buildForTesting(parentHash, attrs, txs, extraData ?? new Uint8Array());
-    const version = built.block.common.gteHardfork('prague')
-      ? 4
-      : built.block.common.gteHardfork('cancun')
-        ? 3
-        : 2;
+    const common = built.block.common;
+    const version = common.gteHardfork('prague') ? 4 : common.gteHardfork('cancun') ? 3 : 2;
     return formatGetPayload(built, version);
   },
 };
