@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { CustomCrypto } from '@ethereumjs/common';
 import type { ChainStore } from '../chain/chainStore.js';
-import type { GenesisSpec } from '../config/genesis.js';
+import { forkSchedule, type GenesisSpec } from '../config/genesis.js';
 import { CliqueConsensus } from './clique/consensus.js';
 import type { ConsensusEngine } from './engine.js';
 import { UnsupportedConsensusError } from './errors.js';
@@ -36,7 +36,14 @@ export function createConsensusEngine(genesis: GenesisSpec, deps: EngineDeps): C
           cfg.ethash?.fixedDifficulty,
         );
   const mergeKey = mergeConfigKey(genesis);
-  return mergeKey ? new MergeConsensus(pre, mergeKey) : pre;
+  if (!mergeKey) return pre;
+  const ttd = cfg.terminalTotalDifficulty;
+  const parisUnscheduled = forkSchedule(genesis).some((f) => f.name === 'paris' && f.block === null);
+  return new MergeConsensus(
+    pre,
+    mergeKey,
+    ttd !== undefined && parisUnscheduled ? { chain: deps.chain, ttd } : undefined,
+  );
 }
 
 /**

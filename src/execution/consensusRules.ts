@@ -5,7 +5,7 @@
  * Checks are split by what they need, so each one runs where its inputs are: a header alone, a header
  * against its parent, the seal.
  */
-import type { BlockHeader } from '@ethereumjs/block';
+import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import type { Address } from '@ethereumjs/util';
 import { bytesEqual } from '../chain/chainStore.js';
@@ -60,6 +60,12 @@ export interface ConsensusRules {
    * consensus that pays `header.coinbase`, so the EVM runs at native speed with the signer put there).
    */
   readonly executionCommon?: Common;
+
+  /**
+   * The block as the rules read it, before any check: the merge by total difficulty re-reads a block
+   * whose fork (Paris) follows from its parent's total difficulty, which the header alone does not carry.
+   */
+  reviewBlock?(block: Block): Block;
 
   /** Whether `candidate` replaces `head` as the canonical head. */
   isBetterHead(candidate: ForkChoiceCandidate, head: ForkChoiceCandidate): boolean;

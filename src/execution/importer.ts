@@ -100,7 +100,8 @@ export class BlockImporter {
     return run;
   }
 
-  private async doImport(block: Block, tracer: BlockTracer | undefined): Promise<ImportResult> {
+  private async doImport(given: Block, tracer: BlockTracer | undefined): Promise<ImportResult> {
+    const block = this.rules.reviewBlock?.(given) ?? given;
     const hash = block.hash();
     if (this.chain.hasBlock(hash)) return 'known';
     const parent = this.checkHeader(block);
