@@ -108,9 +108,12 @@ async function sendAll(url, raws, concurrency) {
 }
 
 async function payloadFigures(work) {
-  const keys = Array.from({ length: opt.senders }, (_, i) => keccak256(new TextEncoder().encode(`engine-bench-${i}`)));
+  const keys = Array.from({ length: opt.senders }, (_, i) =>
+    keccak256(new TextEncoder().encode(`engine-bench-${i}`)),
+  );
   const alloc = { ...POS_DEV_GENESIS.alloc };
-  for (const k of keys) alloc[bytesToHex(privateToAddress(k)).slice(2)] = { balance: '0x33b2e3c9fd0803ce8000000' };
+  for (const k of keys)
+    alloc[bytesToHex(privateToAddress(k)).slice(2)] = { balance: '0x33b2e3c9fd0803ce8000000' };
   const { osakaTime: _o, ...config } = POS_DEV_GENESIS.config;
   const { osaka: _b, ...blobSchedule } = POS_DEV_GENESIS.config.blobSchedule;
   const genesis = { ...POS_DEV_GENESIS, config: { ...config, blobSchedule }, alloc };
@@ -137,7 +140,15 @@ async function payloadFigures(work) {
     keys.forEach((k, i) => {
       for (let j = 0; j < perSender; j++) {
         const tx = createFeeMarket1559Tx(
-          { chainId: 1337n, nonce: nonces[i]++, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 21000n, to: `0x${'ab'.repeat(20)}`, value: 1n },
+          {
+            chainId: 1337n,
+            nonce: nonces[i]++,
+            maxFeePerGas: 100n * GWEI,
+            maxPriorityFeePerGas: GWEI,
+            gasLimit: 21000n,
+            to: `0x${'ab'.repeat(20)}`,
+            value: 1n,
+          },
           { common },
         ).sign(k);
         raws.push(bytesToHex(tx.serialize()));
@@ -177,7 +188,11 @@ async function payloadFigures(work) {
   await stop(follower.proc);
   return {
     txsPerBlock: perBlock,
-    newPayload: { p50: percentile(newPayloadMs, 50), p99: percentile(newPayloadMs, 99), mgas: Number(gas) / 1e6 / (execMs / 1000) },
+    newPayload: {
+      p50: percentile(newPayloadMs, 50),
+      p99: percentile(newPayloadMs, 99),
+      mgas: Number(gas) / 1e6 / (execMs / 1000),
+    },
     build: { p50: percentile(buildMs, 50), p99: percentile(buildMs, 99) },
   };
 }
@@ -192,7 +207,15 @@ async function throughput(url, chainId) {
     let nonce = BigInt(await rpc(url, 'eth_getTransactionCount', [from, 'latest']));
     for (let i = 0; i < Math.ceil(count / lanes.length); i++) {
       const tx = createFeeMarket1559Tx(
-        { chainId, nonce: nonce++, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: GWEI, gasLimit: 21000n, to: `0x${'cd'.repeat(20)}`, value: 1n },
+        {
+          chainId,
+          nonce: nonce++,
+          maxFeePerGas: 100n * GWEI,
+          maxPriorityFeePerGas: GWEI,
+          gasLimit: 21000n,
+          to: `0x${'cd'.repeat(20)}`,
+          value: 1n,
+        },
         { common },
       ).sign(lane.key);
       lane.txs.push(bytesToHex(tx.serialize()));
@@ -243,9 +266,21 @@ async function main() {
       await stop(peer.proc);
     }
     const rows = [
-      ['newPayloadV4, full block (p50 / p99)', `${fmt(figures.newPayload.p50)} / ${fmt(figures.newPayload.p99)} ms`, `${fmt(figures.newPayload.mgas, 1)} Mgas/s (${figures.txsPerBlock} transfers per block)`],
-      ['forkchoiceUpdatedV3 + attributes → getPayloadV4 (p50 / p99)', `${fmt(figures.build.p50)} / ${fmt(figures.build.p99)} ms`, 'block built from the pool'],
-      ['--network=pos-dev transfers, end to end', `${fmt(alder.count / alder.seconds)} tx/s`, `${alder.count} in ${fmt(alder.seconds, 1)} s`],
+      [
+        'newPayloadV4, full block (p50 / p99)',
+        `${fmt(figures.newPayload.p50)} / ${fmt(figures.newPayload.p99)} ms`,
+        `${fmt(figures.newPayload.mgas, 1)} Mgas/s (${figures.txsPerBlock} transfers per block)`,
+      ],
+      [
+        'forkchoiceUpdatedV3 + attributes → getPayloadV4 (p50 / p99)',
+        `${fmt(figures.build.p50)} / ${fmt(figures.build.p99)} ms`,
+        'block built from the pool',
+      ],
+      [
+        '--network=pos-dev transfers, end to end',
+        `${fmt(alder.count / alder.seconds)} tx/s`,
+        `${alder.count} in ${fmt(alder.seconds, 1)} s`,
+      ],
     ];
     if (hardhat)
       rows.push([
@@ -253,7 +288,9 @@ async function main() {
         `${fmt(hardhat.count / hardhat.seconds)} tx/s`,
         `ratio Alder/Hardhat ${fmt(alder.count / alder.seconds / (hardhat.count / hardhat.seconds), 2)}`,
       ]);
-    console.log(`## Engine API\n\n${opt.blocks} blocks, ${opt.senders} senders.\n\n${table(['workload', 'figure', 'note'], rows)}`);
+    console.log(
+      `## Engine API\n\n${opt.blocks} blocks, ${opt.senders} senders.\n\n${table(['workload', 'figure', 'note'], rows)}`,
+    );
   } finally {
     killAll();
     rmSync(work, { recursive: true, force: true });
