@@ -248,8 +248,8 @@ export class BlockProcessor {
 
   /**
    * The writes at the end of a block the builder filled: withdrawals (gwei credited, the account touched
-   * even for zero) and the engine's block reward to the coinbase. EIP-7685 requests come from the
-   * consensus layer's payloads; the builder does not produce Prague blocks.
+   * even for zero) and the engine's block reward to the coinbase. The builder gathers EIP-7685 requests
+   * after them, as `runBlock` does on import.
    */
   async finishBlock(vm: VM, block: Block): Promise<void> {
     for (const w of block.withdrawals ?? []) await credit(vm, w.address, w.amount * GWEI);

@@ -4,7 +4,9 @@
  * their senders recovered), picks pool transactions in fee and nonce order up to the gas and blob
  * limits, fills every execution field of the header and returns an unsealed block plus what the commit
  * needs (receipts, senders, state writes). The start- and end-of-block writes (system calls,
- * withdrawals, the engine's reward) are the block processor's. The engine seals the block;
+ * withdrawals, the engine's reward) are the block processor's; EIP-7685 requests are gathered after
+ * them, as import does (`execution/requests.ts`). Payload attributes (withdrawals, beacon root) and the
+ * exact transaction list of `testing_buildBlockV1` come in `BuildExtras`. The engine seals the block;
  * `BlockImporter.commitBuilt` stores it without executing it again.
  */
 import {
@@ -280,7 +282,11 @@ export class BlockBuilder {
         bloom.or(res.bloom);
         const encoded = encodeReceipt(res.receipt, tx.type);
         await receiptTrie.put(RLP.encode(txs.length), encoded);
-        txs.push(tx);
+        txs.push(
+          tx instanceof Blob4844Tx && tx.blobs !== undefined
+            ? createMinimal4844TxFromNetworkWrapper(tx, { common: tx.common })
+            : tx,
+        );
         txResults.push(res);
         included.push(entry);
         receipts.push(encoded);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POS_DEV_GENESIS } from '../../src/config/networks/posDev.js';
 import { freePort, type NodeProcess, removeDir, rpc, startNode, tempDir } from '../helpers/node.js';
-import { engineCall, jwt, ok, writeSetup, ZERO32 } from './driver.js';
+import { engineCall, jwt, writeSetup, ZERO32 } from './driver.js';
 
 describe('engine V1/V2 on a Shanghai chain, with a generated JWT secret', () => {
   const dir = tempDir('alder-engine-v2-');
@@ -140,7 +140,6 @@ describe('engine V1/V2 on a Shanghai chain, with a generated JWT secret', () => 
         ])
       ).result[0],
     ).toMatchObject({ code: 'AL', name: 'alder' });
-    void ok;
   });
 
   it('checks the Host header against --engine-host-allowlist', async () => {
