@@ -162,7 +162,7 @@ export function createNetwork(
               parentHash: Uint8Array.from(Buffer.from(chainHash(parent), 'hex')),
               gasLimit: parent.gasLimit,
               difficulty: 1n,
-              timestamp: timestamp > parent.timestamp ? timestamp : parent.timestamp + 1n,
+              timestamp: timestamp > parent.timestamp ? timestamp : parent.timestamp,
               baseFeePerGas: 7n,
               coinbase: address,
               extraData: encodeExtra({ ...decodeExtra(parent.extraData), vote: [], round, seals: [] }),

@@ -341,7 +341,7 @@ export class HeightManager {
     if (this.stopped || !this.isCurrent(round)) return;
     const now = env.now();
     const emptyExpiry = (Number(this.parent.timestamp) + this.timing.emptyBlockPeriodSeconds) * 1000;
-    if (block.transactions.length > 0 || now > emptyExpiry) {
+    if (block.transactions.length > 0 || this.timing.emptyBlockPeriodSeconds === 0 || now > emptyExpiry) {
       await round.propose(block);
       return;
     }
