@@ -230,6 +230,7 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
       nodeKey,
       // Mining and sealing pause while the node is behind its peers.
       isSyncing: () => network?.isSyncing ?? false,
+      network,
     });
     services.miner = producer?.miner;
     const bloomCache = new LogBloomCache(ctx.chain, config.dataPath);
@@ -455,7 +456,8 @@ function createNetwork(config: Config, ctx: ChainContext, pool: TxPool, nodeKey:
     networkId: config.networkId,
     pool,
     ethVersions: [68],
-    propagateBlocks: consensus === 'ethash' || consensus === 'clique',
+    // Blocks a BFT network agrees on reach the nodes outside the validator set by NewBlock.
+    propagateBlocks: ['ethash', 'clique', 'ibft2', 'qbft'].includes(consensus),
   });
 }
 

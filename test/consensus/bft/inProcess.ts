@@ -151,7 +151,7 @@ export function createNetwork(
     const node = { key, address, chain: [genesis], up: true, failures: [], inbox: [] } as unknown as Node;
     const head = () => (node.chain[node.chain.length - 1] as Block).header;
     const ops: BftChainOps = {
-      validatorsAfter: () => validators,
+      validatorsAfter: async () => validators,
       proposerOf: (h) => h.coinbase.toString().toLowerCase(),
       timing: () => ({ ...timing, blockPeriodSeconds: 1, emptyBlockPeriodSeconds: 0 }),
       async createBlock(parent, round, timestamp) {

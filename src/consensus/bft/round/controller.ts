@@ -95,6 +95,11 @@ export class BftController {
     return this.manager?.round;
   }
 
+  /** The validators of the height being agreed (empty before the first). */
+  get validators(): ReadonlySet<string> {
+    return this.manager?.ctx.validators ?? new Set();
+  }
+
   start(): void {
     if (this.running) return;
     this.running = true;
@@ -174,9 +179,16 @@ export class BftController {
       if (header.number < cur.number) return;
       if (header.number === cur.number) return;
     }
+    let validators: readonly string[];
+    try {
+      validators = await this.opts.ops.validatorsAfter(header);
+    } catch (err) {
+      log.error({ number: header.number.toString(), err: (err as Error).message }, 'Validators unknown');
+      return;
+    }
     this.manager?.stop();
     this.clearTimers();
-    this.manager = new HeightManager(this.env(), header);
+    this.manager = new HeightManager(this.env(), header, validators);
     const height = this.manager.height;
     for (const m of this.future.take(height)) await this.handleReceived(m, false);
   }

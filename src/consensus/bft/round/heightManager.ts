@@ -249,9 +249,9 @@ export class HeightManager {
   constructor(
     readonly env: HeightEnv,
     readonly parent: BlockHeader,
+    validators: readonly string[],
   ) {
     const { ops } = env;
-    const validators = ops.validatorsAfter(parent);
     const prevProposer = ops.proposerOf(parent);
     this.timing = ops.timing(parent.number + 1n);
     const proposers = new Map<number, string>();

@@ -18,7 +18,7 @@ export interface BftTiming {
 
 export interface BftChainOps {
   /** The validators of the block after `parent`, as lowercase `0x` addresses in the provider's order. */
-  validatorsAfter(parent: BlockHeader): readonly string[];
+  validatorsAfter(parent: BlockHeader): Promise<readonly string[]>;
   /** The proposer of `parent` (its coinbase; the genesis block's too). */
   proposerOf(header: BlockHeader): string;
   timing(height: bigint): BftTiming;
