@@ -62,6 +62,8 @@ export interface BftControllerOptions {
   /** The chain head now. */
   head(): BlockHeader;
   now?: () => number;
+  /** True while the node is behind its peers (sync): rounds wait. */
+  isSyncing?: () => boolean;
 }
 
 export class BftController {
@@ -255,6 +257,7 @@ export class BftController {
       nodeKey,
       localAddress,
       now,
+      paused: () => this.opts.isSyncing?.() ?? false,
       multicast: (msg: BftMessage) => {
         const data = codec.encode(msg);
         // Our own message coming back through gossip is a duplicate.

@@ -44,6 +44,8 @@ export interface HeightEnv {
   startRoundTimer(id: RoundId, ms: number): void;
   cancelRoundTimer(): void;
   now(): number;
+  /** True while the node catches up with its peers: no round starts (the chain head will move). */
+  paused(): boolean;
 }
 
 interface PreparedArtifacts {
@@ -325,6 +327,10 @@ export class HeightManager {
   async handleBlockTimer(id: RoundId): Promise<void> {
     if (this.stopped) return;
     const { env } = this;
+    if (env.paused()) {
+      env.startBlockTimer(id, env.now() + 500);
+      return;
+    }
     if (env.codec.variant === 'ibft2') {
       const cur = this.current;
       if (cur && sameId(id, cur.id) && this.isProposer(cur.id.round)) {
@@ -361,6 +367,10 @@ export class HeightManager {
 
   async handleRoundExpiry(id: RoundId): Promise<void> {
     if (this.stopped || !this.current || !sameId(id, this.current.id)) return;
+    if (this.env.paused()) {
+      this.env.startRoundTimer(id, this.timing.requestTimeoutSeconds * 1000);
+      return;
+    }
     await this.roundChange(this.current.id.round + 1);
   }
 
