@@ -1,0 +1,55 @@
+/**
+ * BFT blocks end to end on the real chain store and importer: a block built by the node key, sealed
+ * by the validators and committed; the same block imported by a second node with full checks and
+ * execution; and the block hash that does not change with seals or round.
+ */
+import { bytesToHex } from '@ethereumjs/util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeExtraData } from '../../src/consensus/bft/extraData.js';
+import {
+  type BftTestChain,
+  bftGenesis,
+  openBftChain,
+  produceBlock,
+  sealsBy,
+  validatorKeys,
+} from './helpers.js';
+
+const VALIDATORS = validatorKeys(4);
+
+for (const variant of ['qbft', 'ibft2'] as const) {
+  describe(`${variant} blocks`, () => {
+    let a: BftTestChain;
+    let b: BftTestChain;
+    beforeAll(async () => {
+      const genesis = bftGenesis(
+        variant,
+        VALIDATORS.map((v) => v.address),
+      );
+      a = await openBftChain(genesis, VALIDATORS[0] as TestKey);
+      b = await openBftChain(genesis, VALIDATORS[1] as TestKey);
+    });
+    afterAll(async () => {
+      await a?.close();
+      await b?.close();
+    });
+
+    it('builds, seals and commits a block that another node imports', async () => {
+      const genesis = a.backend.services.chain.headHeader();
+      const built = await a.creator.createBlock(genesis, 0, genesis.timestamp + 1n);
+      const unsealedHash = bytesToHex(built.block.hash());
+      const sealed = a.creator.seal(built.block, sealsBy(a.engine, built.block, VALIDATORS.slice(0, 3)));
+      expect(bytesToHex(sealed.hash())).toBe(unsealedHash);
+      expect(await a.creator.commit(sealed, built)).toBe('imported');
+      expect(bytesToHex(a.backend.services.chain.head().hash)).toBe(unsealedHash);
+      const extra = decodeExtraData(variant, sealed.header.extraData);
+      expect(extra.validators).toEqual(VALIDATORS.map((v) => v.address));
+      expect(extra.seals).toHaveLength(3);
+      expect(await b.backend.services.importer.importBlock(sealed)).toBe('imported');
+      expect(bytesToHex(b.backend.services.chain.head().hash)).toBe(unsealedHash);
+      const next = await produceBlock(a, sealed.header, VALIDATORS.slice(1, 4), 2);
+      expect(await b.backend.services.importer.importBlock(next)).toBe('imported');
+      expect(decodeExtraData(variant, next.header.extraData).round).toBe(2);
+    });
+  });
+}
