@@ -244,7 +244,12 @@ function buildProgram(io: CliIo, pluginArgs: ReadonlyMap<string, string>): Comma
         {
           consensus,
           validators: int(opts.validators as string, '--validators', 1),
-          dataPath: opts.dataPath,
+          // --data-path is also the node's global option: given before or after the command name.
+          dataPath:
+            opts.dataPath ??
+            (program.getOptionValueSource('dataPath') === 'cli'
+              ? String(program.opts().dataPath)
+              : undefined),
           blockPeriodSeconds: int(opts.blockPeriod as string, '--block-period', 1),
           requestTimeoutSeconds: int(opts.requestTimeout as string, '--request-timeout', 1),
           chainId: int(opts.chainId as string, '--chain-id', 1),
