@@ -47,7 +47,7 @@ for (const variant of ['qbft', 'ibft2'] as const) {
       expect(extra.seals).toHaveLength(3);
       expect(await b.backend.services.importer.importBlock(sealed)).toBe('imported');
       expect(bytesToHex(b.backend.services.chain.head().hash)).toBe(unsealedHash);
-      const next = await produceBlock(a, sealed.header, VALIDATORS.slice(1, 4), 2);
+      const next = await produceBlock(a, sealed.header, VALIDATORS.slice(1, 4), { round: 2 });
       expect(await b.backend.services.importer.importBlock(next)).toBe('imported');
       expect(decodeExtraData(variant, next.header.extraData).round).toBe(2);
     });

@@ -67,6 +67,8 @@ export interface BftTestChain {
   engine: BftConsensus;
   /** Builds with the node key `nodeKey`. */
   creator: BftBlockCreator;
+  /** A block creator on this chain for another validator's key. */
+  creatorFor(key: TestKey): BftBlockCreator;
   dir: string;
   close(): Promise<void>;
 }
@@ -93,17 +95,19 @@ export async function openBftChain(
   );
   const backend = await createBackend(config);
   const engine = backend.chain.engine as BftConsensus;
-  const creator = new BftBlockCreator(engine, {
-    config,
-    chain: backend.services.chain,
-    importer: backend.services.importer,
-    pool: backend.services.txPool,
-    nodeKey: nodeKey.key,
-  });
+  const creatorFor = (key: TestKey) =>
+    new BftBlockCreator(engine, {
+      config,
+      chain: backend.services.chain,
+      importer: backend.services.importer,
+      pool: backend.services.txPool,
+      nodeKey: key.key,
+    });
   return {
     backend,
     engine,
-    creator,
+    creator: creatorFor(nodeKey),
+    creatorFor,
     dir,
     async close() {
       await backend.close();
@@ -123,10 +127,11 @@ export async function produceBlock(
   chain: BftTestChain,
   parent: BlockHeader,
   sealers: readonly TestKey[],
-  round = 0,
+  opts: { round?: number; proposer?: TestKey } = {},
 ): Promise<Block> {
-  const built = await chain.creator.createBlock(parent, round, chain.creator.earliestTimestamp(parent));
-  const sealed = chain.creator.seal(built.block, sealsBy(chain.engine, built.block, sealers));
-  await chain.creator.commit(sealed, built);
+  const creator = opts.proposer ? chain.creatorFor(opts.proposer) : chain.creator;
+  const built = await creator.createBlock(parent, opts.round ?? 0, creator.earliestTimestamp(parent));
+  const sealed = creator.seal(built.block, sealsBy(chain.engine, built.block, sealers));
+  await creator.commit(sealed, built);
   return sealed;
 }
