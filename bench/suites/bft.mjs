@@ -7,8 +7,9 @@
  * larger machines).
  *
  *   node bench/suites/bft.mjs [--txs=4000] [--senders=40] [--blocks=20] [--keep]
+ *   BFT_BENCH_LOGGING=DEBUG … --keep   also writes each node's log under the kept directory
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
@@ -172,10 +173,12 @@ async function main() {
       '--rpc-http-host=127.0.0.1',
       `--rpc-http-port=${n.http}`,
       '--rpc-http-api=ETH,NET,QBFT',
+      ...(process.env.BFT_BENCH_LOGGING ? [`--logging=${process.env.BFT_BENCH_LOGGING}`] : []),
       `--tx-pool-max-size=${opt.txs * 2}`,
     ];
     for (const n of nodes) {
       n.proc = start(process.execPath, args(n));
+      if (process.env.BFT_BENCH_LOGGING) n.proc.child.stdout.pipe(createWriteStream(join(n.dir, 'log')));
       procs.push(n.proc);
     }
     for (const n of nodes) await waitForRpc(n.url, n.proc);
