@@ -2,14 +2,18 @@
  * BFT blocks that execute transactions, on a QBFT chain with Shanghai and Cancun from genesis: the
  * builder's header fields (empty withdrawals, blob gas, beacon root, BFT constants), the block reward
  * and fees paid to the mining beneficiary and COINBASE reading it, a transition that clears the
- * beneficiary (the proposer is paid again) — each block imported on a second node with the same
- * state root.
+ * beneficiary (the proposer is paid again), and Prague blocks with execution requests — each block
+ * imported on a second node with the same state root.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Block } from '@ethereumjs/block';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BFT_MIX_HASH } from '../../src/consensus/bft/rules.js';
+import { sha256 } from '../../src/crypto/index.js';
+import { SHARED } from '../helpers/node.js';
 import {
   type BftTestChain,
   bftGenesis,
@@ -127,6 +131,67 @@ describe('QBFT blocks with transactions, Shanghai and Cancun', () => {
     for (const chain of [a, b]) {
       expect(await balance(chain, V0.address)).toBe(7n + fees);
       expect(await recorded(chain)).toBe(bytesToHex(hexToBytes(V0.address as `0x${string}`)));
+    }
+  });
+});
+
+describe('QBFT blocks on Prague', () => {
+  // The system contracts (EIP-2935, 4788, 7002, 7251) as deployed in the shared Besu conformance genesis.
+  const shared = JSON.parse(
+    readFileSync(join(SHARED, 'conformance/besu/eth/simulateV1/chain-data/genesis.json'), 'utf8'),
+  ) as { alloc: Record<string, { code?: string }> };
+  const system = Object.fromEntries(
+    Object.entries(shared.alloc)
+      .filter(([address, acc]) => acc.code && address !== '7dcd17433742f4c0ca53122ab541d0ba67fc27df')
+      .map(([address, acc]) => [address, { balance: '0x0', code: acc.code, nonce: '0x1' }]),
+  );
+  const WITHDRAWAL_REQUESTS = '0x00000961ef480eb55e80d19ad83579a64c007002';
+  let a: BftTestChain;
+  let b: BftTestChain;
+  beforeAll(async () => {
+    const genesis = bftGenesis(
+      'qbft',
+      V.map((v) => v.address),
+      {},
+      { config: { shanghaiTime: 0, cancunTime: 0, pragueTime: 0 }, alloc: system },
+    );
+    a = await openBftChain(genesis, V0);
+    b = await openBftChain(genesis, V1);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it('builds blocks with execution requests that another node imports', async () => {
+    // A withdrawal request (48-byte public key, 8-byte amount) paying the 1 wei fee.
+    const data = hexToBytes(`0x${'ab'.repeat(48)}${'00'.repeat(7)}01`);
+    const tx = createFeeMarket1559Tx(
+      {
+        chainId: 4343,
+        nonce: 0,
+        maxFeePerGas: 10n * GWEI,
+        maxPriorityFeePerGas: 1n,
+        gasLimit: 300000,
+        to: WITHDRAWAL_REQUESTS,
+        value: 1n,
+        data,
+      },
+      { common: a.backend.services.common },
+    ).sign(FUNDED.key);
+    await a.backend.services.txPool?.add(tx, true);
+    for (let i = 0; i < 2; i++) {
+      const parent = a.backend.services.chain.headHeader();
+      const built = await a.creator.createBlock(parent, 0, parent.timestamp + 1n);
+      const sealed = a.creator.seal(built.block, sealsBy(a.engine, built.block, [V0, V1, V2]));
+      expect(await a.creator.commit(sealed, built)).toBe('imported');
+      expect(await b.backend.services.importer.importBlock(sealed)).toBe('imported');
+      const empty = bytesToHex(sha256(new Uint8Array()));
+      // Block 1 carries the request; block 2 none.
+      if (i === 0) {
+        expect(sealed.transactions).toHaveLength(1);
+        expect(bytesToHex(sealed.header.requestsHash as Uint8Array)).not.toBe(empty);
+      } else expect(bytesToHex(sealed.header.requestsHash as Uint8Array)).toBe(empty);
     }
   });
 });
