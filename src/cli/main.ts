@@ -7,6 +7,11 @@
  *   alder [options] operator generate-log-bloom-cache [--start-block=N] [--end-block=M]
  *   alder dev-network [--consensus=qbft|ibft2] [--validators=4] [--data-path=DIR]
  *                                                    a local BFT network until Ctrl-C
+      );
+    });
+
+ *   alder operator generate-blockchain-config --config-file=FILE --to=DIR [--genesis-file-name=NAME]
+ *         [--private-key-file-name=NAME] [--public-key-file-name=NAME]
  *   alder password hash --password=PASSWORD          print a bcrypt hash for a credentials file
  *   alder [options] public-key export [--to=FILE]    the node key's public key (the enode id)
  *   alder [options] public-key export-address [--to=FILE]
@@ -257,6 +262,38 @@ function buildProgram(io: CliIo, pluginArgs: ReadonlyMap<string, string>): Comma
           nodeArgs: cmd.args,
         },
         io,
+      );
+    });
+
+  operator
+    .command('generate-blockchain-config')
+    .description(
+      'Generate node keys and an IBFT 2.0 or QBFT genesis file whose extraData lists the nodes as validators',
+    )
+    .addOption(new Option('--config-file <FILE>', 'Configuration file.'))
+    .addOption(new Option('--to <DIRECTORY>', 'Directory to write output files to.'))
+    .addOption(new Option('--genesis-file-name <PATH>', 'Name of the genesis file.').default('genesis.json'))
+    .addOption(
+      new Option('--private-key-file-name <PATH>', 'Name of the private key file.').default('key.priv'),
+    )
+    .addOption(new Option('--public-key-file-name <PATH>', 'Name of the public key file.').default('key.pub'))
+    .exitOverride()
+    .action(async (opts: Record<string, string>) => {
+      // The node's own --config-file (its TOML file) takes the option when it is written anywhere on
+      // the command line; here it names this command's JSON file.
+      const configFile = opts.configFile ?? (program.opts().configFile as string | undefined);
+      if (!configFile) throw new ConfigError("Missing required option: '--config-file=<FILE>'");
+      if (!opts.to) throw new ConfigError("Missing required option: '--to=<DIRECTORY>'");
+      const { generateBlockchainConfig } = await import('./blockchainConfig.js');
+      const summary = generateBlockchainConfig({
+        configFile,
+        to: opts.to,
+        genesisFileName: opts.genesisFileName,
+        privateKeyFileName: opts.privateKeyFileName,
+        publicKeyFileName: opts.publicKeyFileName,
+      });
+      io.stdout.write(
+        `Wrote ${summary.genesisFile}${summary.consensus ? ` (${summary.consensus === 'qbft' ? 'QBFT' : 'IBFT 2.0'} extraData with ${summary.addresses.length} validator${summary.addresses.length === 1 ? '' : 's'})` : ''} and ${summary.addresses.length} key folder${summary.addresses.length === 1 ? '' : 's'} under ${summary.keysDir}\n`,
       );
     });
 

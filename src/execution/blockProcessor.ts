@@ -269,7 +269,13 @@ export class BlockProcessor {
     if (!this.rules.executionCommon || view.common.consensusType() === 'pow') return view;
     const reward = this.rules.blockReward(view.header);
     if (reward === 0n) return view;
-    vm.common.updateParams({ 1: { minerReward: reward.toString() } });
+    // Every EIP that sets the miner reward (chainstart, Byzantium, Constantinople) gets this block's.
+    const value = reward.toString();
+    vm.common.updateParams({
+      1: { minerReward: value },
+      609: { minerReward: value },
+      1013: { minerReward: value },
+    });
     return Object.create(view, { common: { value: vm.common } }) as Block;
   }
 

@@ -12,6 +12,7 @@ import {
   createBlockHeaderFromBytesArray,
 } from '@ethereumjs/block';
 import { Address, hexToBytes } from '@ethereumjs/util';
+import { BlockExecutionError } from '../../execution/blockProcessor.js';
 import type { ImportResult } from '../../execution/importer.js';
 import { BlockBuilder, type BuiltBlock } from '../../mining/builder.js';
 import type { EngineHeaderFields, SealingEngine } from '../../mining/engine.js';
@@ -125,6 +126,23 @@ export class BftBlockCreator {
    */
   commit(sealed: Block, built: BuiltBlock): Promise<ImportResult> {
     return this.ctx.importer.commitBuilt(sealed, built.execution);
+  }
+
+  /**
+   * Checks a proposal received from a peer before this node prepares and commits it: header rules,
+   * validators and proposer, then execution on the parent's state (in a private VM that writes
+   * nothing). Resolves with the reason it is invalid, or `undefined`.
+   */
+  async validateProposal(block: Block): Promise<string | undefined> {
+    const reason = await this.engine.verifyProposalHeader(block.header);
+    if (reason) return reason;
+    try {
+      await this.ctx.importer.processor.replay(block);
+    } catch (err) {
+      if (err instanceof BlockExecutionError) return err.reason;
+      return err instanceof Error ? err.message : String(err);
+    }
+    return undefined;
   }
 
   /** Imports a sealed block received from a peer (full checks and execution). */

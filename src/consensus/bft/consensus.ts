@@ -152,6 +152,34 @@ export class BftConsensus implements ConsensusEngine {
     );
   }
 
+  /**
+   * The rules a proposed (not yet sealed) block must pass before a validator signs it: every header
+   * rule, the validators it lists and a proposer that is one of them; `undefined` when it passes.
+   * Execution is checked separately (`BftBlockCreator.validateProposal`).
+   */
+  async verifyProposalHeader(header: BlockHeader): Promise<string | undefined> {
+    const parent = this.chain.getHeader(header.parentHash);
+    if (!parent) return `parent ${bytesToHex(header.parentHash)} is unknown`;
+    const rules = this.verifyHeaderAlone(header) ?? this.verifyHeader(header, parent);
+    if (rules) return rules;
+    const extra = this.decode(header);
+    if (typeof extra === 'string') return extra;
+    let validators: readonly string[];
+    try {
+      validators = await this.bft.validatorsAfter(parent);
+    } catch (err) {
+      return `validators after block ${parent.number} are unknown: ${err instanceof Error ? err.message : String(err)}`;
+    }
+    return checkValidatorRules(
+      this.variant,
+      header,
+      extra,
+      validators,
+      this.bft.validators.isContractMode(header.number),
+      { seals: false },
+    );
+  }
+
   author(header: BlockHeader): Address {
     return header.coinbase;
   }
@@ -188,11 +216,13 @@ export function checkValidatorRules(
   extra: BftExtraData,
   validators: readonly string[],
   contractMode: boolean,
+  opts: { seals?: boolean } = {},
 ): string | undefined {
   if (!contractMode && !sameList(extra.validators, validators))
     return `extraData validators [${extra.validators.join(', ')}] do not match the validators [${validators.join(', ')}]`;
   const proposer = header.coinbase.toString();
   if (!validators.includes(proposer)) return `proposer ${proposer} is not a validator`;
+  if (opts.seals === false) return undefined;
   let committers: string[];
   try {
     committers = recoverCommitters(variant, header, extra);

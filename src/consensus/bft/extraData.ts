@@ -158,13 +158,14 @@ function scalar(n: number): Uint8Array {
 }
 
 /**
- * The extraData a BFT genesis carries: 32 zero bytes of vanity, the validators sorted, no vote,
- * round 0, no seals (what Besu's `rlp encode` and `generate-blockchain-config` write).
+ * The extraData a BFT genesis carries: 32 zero bytes of vanity, the validators in the order given, no
+ * vote, round 0, no seals (what Besu's `rlp encode` and `generate-blockchain-config` write). The
+ * validator set the chain starts from is that list, sorted.
  */
 export function genesisExtraData(variant: BftVariant, validators: readonly string[]): Uint8Array {
   return encodeExtraData(variant, {
     vanity: new Uint8Array(EXTRA_VANITY),
-    validators: [...validators].map((v) => v.toLowerCase()).sort(),
+    validators: validators.map((v) => v.toLowerCase()),
     vote: undefined,
     round: 0,
     seals: [],
