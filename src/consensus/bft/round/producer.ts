@@ -84,14 +84,12 @@ export function createBftProducer(engine: BftConsensus, ctx: ProducerContext): B
       if (bytesToHex(block.header.parentHash) !== bytesToHex(parent.hash()))
         return 'not a child of the chain head';
       try {
-        const extra = decodeExtraData(variant, block.header.extraData);
-        const validators = await bft.validatorsAfter(parent);
-        if (!bft.validators.isContractMode(block.header.number)) {
-          if (extra.validators.join() !== validators.join())
-            return 'extraData validators differ from the validators of the height';
-        }
-        if (!validators.includes(block.header.coinbase.toString())) return 'proposer is not a validator';
-        if (extra.seals.length > 0) return 'a proposal carries committed seals';
+        // The core's header rules without seals (constants, period, validators, proposer), then the
+        // execution, kept to store the block with once it is agreed.
+        const reason = await engine.verifyProposalHeader(block.header);
+        if (reason) return reason;
+        if (decodeExtraData(variant, block.header.extraData).seals.length > 0)
+          return 'a proposal carries committed seals';
         keep(block, await importer.executeWithoutStoring(block));
         return undefined;
       } catch (err) {
