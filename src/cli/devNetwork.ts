@@ -13,8 +13,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RLP } from '@ethereumjs/rlp';
+import { bytesToHex } from '@ethereumjs/util';
 import { ConfigError } from '../config/load.js';
+import { genesisExtraData } from '../consensus/bft/extraData.js';
+import { BFT_MIX_HASH } from '../consensus/bft/rules.js';
 import { nodeAddress, nodePublicKey } from '../crypto/nodeKey.js';
 
 export type DevConsensus = 'qbft' | 'ibft2';
@@ -30,23 +32,12 @@ export interface DevNetworkOptions {
   nodeArgs: string[];
 }
 
-export const BFT_MIX_HASH = '0x63746963616c2062797a616e74696e65206661756c7420746f6c6572616e6365';
-
 /** Besu's public test accounts (never to be used outside development). */
 const DEV_ALLOC: Record<string, { balance: string }> = {
   fe3b557e8fb62b89f4916b721be55ceb828dbd73: { balance: '0xad78ebc5ac6200000' },
   '627306090abab3a6e1400e9345bc60c78a8bef57': { balance: '90000000000000000000000' },
   f17f52151ebef6c7334fad080c5704d77216b732: { balance: '90000000000000000000000' },
 };
-
-/** Genesis extraData of a BFT chain: no vanity, the validators, no vote, round 0, no seals. */
-export function genesisExtraData(consensus: DevConsensus, validators: readonly string[]): string {
-  const list = [...validators].map((v) => v.toLowerCase()).sort();
-  const addrs = list.map((v) => Uint8Array.from(Buffer.from(v.slice(2), 'hex')));
-  const vote = consensus === 'qbft' ? [] : new Uint8Array(0);
-  const round = consensus === 'qbft' ? new Uint8Array(0) : new Uint8Array(4);
-  return `0x${Buffer.from(RLP.encode([new Uint8Array(32), addrs, vote, round, []])).toString('hex')}`;
-}
 
 /** A London-based BFT genesis with `validators` and the dev accounts funded. */
 export function bftGenesis(
@@ -80,7 +71,7 @@ export function bftGenesis(
     mixHash: BFT_MIX_HASH,
     coinbase: '0x0000000000000000000000000000000000000000',
     baseFeePerGas: '0x0',
-    extraData: genesisExtraData(consensus, validators),
+    extraData: bytesToHex(genesisExtraData(consensus, [...validators].map((v) => v.toLowerCase()).sort())),
     alloc: opts.alloc ?? DEV_ALLOC,
   };
 }
