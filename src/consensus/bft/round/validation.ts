@@ -134,16 +134,17 @@ export class HeightContext {
       if (this.variant === 'qbft') return reject('round change', 'block without prepared metadata');
       return true;
     }
-    const reason = await this.checkBlock(msg.block);
-    if (reason) return reject('round change', `prepared block invalid: ${reason}`);
     if (!sameBytes(this.ops.digest(msg.block), prepared.digest))
       return reject('round change', 'prepared hash does not match the block');
+    // The signatures first: only a block a quorum prepared is worth executing.
     if (this.variant === 'qbft') {
       if (!distinctAuthors(msg.prepares)) return reject('round change', 'repeats a prepare author');
       if (msg.prepares.length < this.quorum) return reject('round change', 'too few prepares');
       const id = { height: this.height, round: prepared.round };
-      return msg.prepares.every((p) => this.validPrepare(p, id, prepared.digest));
+      if (!msg.prepares.every((p) => this.validPrepare(p, id, prepared.digest))) return false;
     }
+    const reason = await this.checkBlock(msg.block);
+    if (reason) return reject('round change', `prepared block invalid: ${reason}`);
     return true;
   }
 
@@ -157,9 +158,11 @@ export class HeightContext {
     if (!sameBytes(digest, signed.payload.digest)) return reject('proposal', "digest is not the block's");
     if (this.variant === 'ibft2' && this.ops.roundOf(block) !== id.round)
       return reject('proposal', 'block round differs from the message round');
+    const justified = this.variant === 'qbft' ? this.qbftJustified(msg, id) : this.ibftJustified(msg, id);
+    if (!justified) return false;
     const reason = await this.checkBlock(block);
     if (reason) return reject('proposal', `block invalid: ${reason}`);
-    return this.variant === 'qbft' ? this.qbftJustified(msg, id) : this.ibftJustified(msg, id);
+    return true;
   }
 
   private coinbaseIsAuthor(msg: ProposalMessage): boolean {
