@@ -114,7 +114,11 @@ export interface InProcessNetwork {
 export function createNetwork(
   variant: BftVariant,
   n: number,
-  timing: { blockPeriodMilliseconds: number; requestTimeoutSeconds: number },
+  timing: {
+    blockPeriodMilliseconds: number;
+    requestTimeoutSeconds: number;
+    emptyBlockPeriodSeconds?: number;
+  },
 ): InProcessNetwork {
   const codec = new BftCodec(variant, blockCodec);
   const keys = Array.from({ length: n }, (_, i) => keyOf(i));
@@ -153,7 +157,7 @@ export function createNetwork(
     const ops: BftChainOps = {
       validatorsAfter: async () => validators,
       proposerOf: (h) => h.coinbase.toString().toLowerCase(),
-      timing: () => ({ ...timing, blockPeriodSeconds: 1, emptyBlockPeriodSeconds: 0 }),
+      timing: () => ({ emptyBlockPeriodSeconds: 0, ...timing, blockPeriodSeconds: 1 }),
       async createBlock(parent, round, timestamp) {
         return createBlock(
           {

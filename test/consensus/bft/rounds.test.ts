@@ -47,3 +47,21 @@ describe.each(['qbft', 'ibft2'] as const)('%s round state machine (4 validators 
     }
   }, 30000);
 });
+
+describe('QBFT empty-block period', () => {
+  it('holds back a proposal without transactions until emptyblockperiodseconds after the parent', async () => {
+    const net = createNetwork('qbft', 4, { ...fast, requestTimeoutSeconds: 3, emptyBlockPeriodSeconds: 1 });
+    try {
+      for (const node of net.nodes) net.start(node);
+      await until(() => heads(net).every((h) => h >= 3n), 10000, 'three empty blocks');
+      const chain = net.nodes[0]?.chain ?? [];
+      // Without the period these blocks come every 50 ms, several in one second (see above).
+      for (let n = 2; n <= 3; n++) {
+        const gap = (chain[n]?.header.timestamp ?? 0n) - (chain[n - 1]?.header.timestamp ?? 0n);
+        expect(gap).toBeGreaterThanOrEqual(1n);
+      }
+    } finally {
+      await net.stop();
+    }
+  }, 20000);
+});
