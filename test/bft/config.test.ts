@@ -116,6 +116,11 @@ describe('BFT genesis options', () => {
       [{ blockperiodseconds: 0 }, {}, 'blockperiodseconds must be greater than 0'],
       [{ epochlength: 0 }, {}, 'epochlength must be greater than 0'],
       [{ miningbeneficiary: '0x12' }, {}, 'miningbeneficiary'],
+      [
+        { xblockperiodmilliseconds: 500 },
+        {},
+        'xblockperiodmilliseconds (a block period in milliseconds) is not supported',
+      ],
     ];
     for (const [options, config, message] of bad)
       expect(() => spec('qbft', options, config)).toThrow(message);
