@@ -7,12 +7,10 @@
  *   alder [options] operator generate-log-bloom-cache [--start-block=N] [--end-block=M]
  *   alder dev-network [--consensus=qbft|ibft2] [--validators=4] [--data-path=DIR]
  *                                                    a local BFT network until Ctrl-C
-      );
-    });
-
  *   alder operator generate-blockchain-config --config-file=FILE --to=DIR [--genesis-file-name=NAME]
  *         [--private-key-file-name=NAME] [--public-key-file-name=NAME]
  *   alder password hash --password=PASSWORD          print a bcrypt hash for a credentials file
+ *   alder rlp encode|decode [--type=IBFT_EXTRA_DATA|QBFT_EXTRA_DATA] [--from=FILE] [--to=FILE]
  *   alder [options] public-key export [--to=FILE]    the node key's public key (the enode id)
  *   alder [options] public-key export-address [--to=FILE]
  *
@@ -100,7 +98,7 @@ function buildProgram(io: CliIo, pluginArgs: ReadonlyMap<string, string>): Comma
     if (cmd.args[0] === 'help') program.help();
     if (cmd.args.length > 0) {
       throw new ConfigError(
-        `Unknown command '${cmd.args[0]}' (commands: blocks, dev-network, operator, password, public-key; see alder --help)`,
+        `Unknown command '${cmd.args[0]}' (commands: blocks, dev-network, operator, password, public-key, rlp; see alder --help)`,
       );
     }
     await runNode(config(), io, pluginArgs);
@@ -296,6 +294,38 @@ function buildProgram(io: CliIo, pluginArgs: ReadonlyMap<string, string>): Comma
         `Wrote ${summary.genesisFile}${summary.consensus ? ` (${summary.consensus === 'qbft' ? 'QBFT' : 'IBFT 2.0'} extraData with ${summary.addresses.length} validator${summary.addresses.length === 1 ? '' : 's'})` : ''} and ${summary.addresses.length} key folder${summary.addresses.length === 1 ? '' : 's'} under ${summary.keysDir}\n`,
       );
     });
+
+  const rlp = program
+    .command('rlp')
+    .description('This command provides RLP data related actions.')
+    .exitOverride()
+    .allowExcessArguments(false);
+  const rlpOptions = (verb: 'encode' | 'decode') => [
+    new Option(
+      '--type <type>',
+      `Type of the RLP data to ${verb === 'encode' ? 'encode' : 'Decode'} (default: IBFT_EXTRA_DATA)`,
+    ).choices(['IBFT_EXTRA_DATA', 'QBFT_EXTRA_DATA']),
+    new Option('--from <FILE>', `File containing JSON object to ${verb}`),
+    new Option('--to <FILE>', `File to write ${verb === 'encode' ? 'encoded' : 'decoded'} RLP string to.`),
+  ];
+  const rlpEncodeCmd = rlp
+    .command('encode')
+    .description('This command encodes a JSON typed data into an RLP hex string.')
+    .exitOverride();
+  for (const o of rlpOptions('encode')) rlpEncodeCmd.addOption(o);
+  rlpEncodeCmd.action(async (opts: { type?: string; from?: string; to?: string }) => {
+    const { rlpEncode } = await import('./rlp.js');
+    io.stdout.write(rlpEncode(opts));
+  });
+  const rlpDecodeCmd = rlp
+    .command('decode')
+    .description('This command decodes a JSON typed RLP hex string into validator list.')
+    .exitOverride();
+  for (const o of rlpOptions('decode')) rlpDecodeCmd.addOption(o);
+  rlpDecodeCmd.action(async (opts: { type?: string; from?: string; to?: string }) => {
+    const { rlpDecode } = await import('./rlp.js');
+    io.stdout.write(rlpDecode(opts));
+  });
 
   const password = program
     .command('password')

@@ -386,6 +386,15 @@ function parseBft(p: Reader, value: unknown, key: 'ibft2' | 'qbft', transitions:
   if (period <= 0) p.fail(`config.${key}.blockperiodseconds must be greater than 0`);
   const epochLength = optional(b.epochlength, (v) => p.quantity(v, `config.${key}.epochlength`)) ?? 30000n;
   if (epochLength <= 0n) p.fail(`config.${key}.epochlength must be greater than 0`);
+  // Besu's experimental sub-second block period: refused rather than silently run at whole seconds.
+  if (
+    b.xblockperiodmilliseconds !== undefined &&
+    b.xblockperiodmilliseconds !== null &&
+    b.xblockperiodmilliseconds !== 0
+  )
+    p.fail(
+      `config.${key}.xblockperiodmilliseconds (a block period in milliseconds) is not supported; use blockperiodseconds`,
+    );
   const requestTimeout = int('requesttimeoutseconds', 1);
   if (requestTimeout <= 0) p.fail(`config.${key}.requesttimeoutseconds must be greater than 0`);
   return {
@@ -427,6 +436,8 @@ function parseBftTransitions(p: Reader, value: unknown, key: 'ibft2' | 'qbft'): 
     const t = lowerKeys(p.object(entry, where));
     if (t.block === undefined || t.block === null) p.fail(`${where} has no block`);
     const tr: BftTransition = { block: p.quantity(t.block, `${where}.block`) };
+    if (t.xblockperiodmilliseconds !== undefined && t.xblockperiodmilliseconds !== null)
+      p.fail(`${where}.xblockperiodmilliseconds (a block period in milliseconds) is not supported`);
     const period = optional(t.blockperiodseconds, (v) => p.smallInt(v, `${where}.blockperiodseconds`));
     if (period !== undefined) {
       if (period <= 0) p.fail(`${where}.blockperiodseconds must be greater than 0`);

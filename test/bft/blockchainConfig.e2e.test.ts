@@ -122,6 +122,17 @@ describe('alder operator generate-blockchain-config', () => {
     // Written in the order of the configuration, as Besu does.
     expect(extra.validators).toEqual([a.address, b.address]);
     expect(addressOfPublicKey(Buffer.from((keys[0] as string).slice(2), 'hex'))).toBe(a.address);
+    // ibft_getValidatorsByBlockNumber reads them from the header in that order; qbft_ sorts them.
+    const { openBftChain } = await import('./helpers.js');
+    const parsed = JSON.parse(readFileSync(join(out, 'genesis.json'), 'utf8')) as Record<string, unknown>;
+    const node = await openBftChain({ ...parsed, alloc: {} }, a);
+    try {
+      const genesisHeader = node.backend.services.chain.headHeader();
+      expect(await node.engine.bft.validatorsOf(genesisHeader)).toEqual([a.address, b.address]);
+      expect(await node.engine.bft.validatorsAfter(genesisHeader)).toEqual([a.address, b.address].sort());
+    } finally {
+      await node.close();
+    }
 
     const clique = join(dir, 'clique');
     await runCli([

@@ -23,6 +23,8 @@ import {
   signCommitSeal,
 } from '../../src/consensus/bft/hashing.js';
 import { proposerForRound, quorum, roundTimeoutMs } from '../../src/consensus/bft/rules.js';
+import { VoteTally } from '../../src/consensus/bft/validators.js';
+import { VoteProposals } from '../../src/consensus/bft/votes.js';
 import { customCrypto, keccak256 } from '../../src/crypto/index.js';
 
 const hex = (s: string) => hexToBytes(s as `0x${string}`);
@@ -204,5 +206,21 @@ describe('BFT arithmetic', () => {
 
   it('doubles the round timer each round', () => {
     expect([0, 1, 2, 3].map((r) => roundTimeoutMs(4, r))).toEqual([4000, 8000, 16000, 32000]);
+  });
+
+  it('casts each pending vote not yet cast, rotating, and none already cast', () => {
+    const proposals = new VoteProposals();
+    const tally = VoteTally.of([addr(1), addr(2), addr(3)]);
+    proposals.propose(addr(7), true);
+    proposals.propose(addr(2), false);
+    proposals.propose(addr(3), true); // already a validator: nothing to cast
+    const cast = [0, 1, 2, 3].map(() => proposals.nextVote(addr(1), tally));
+    expect(new Set(cast.map((v) => v?.recipient))).toEqual(new Set([addr(7), addr(2)]));
+    expect(cast[0]).not.toEqual(cast[1]);
+    expect(cast[0]).toEqual(cast[2]);
+    // Once addr(1)'s add vote for addr(7) is in the tally, only the drop remains.
+    const voted = tally.withVote(addr(1), addr(7), true);
+    expect(proposals.nextVote(addr(1), voted)).toEqual({ recipient: addr(2), add: false });
+    expect(proposals.nextVote(addr(2), voted)?.recipient).toBeDefined();
   });
 });

@@ -73,13 +73,17 @@ export interface BftTestChain {
   close(): Promise<void>;
 }
 
-/** A BFT chain in a temporary data directory whose node key is `nodeKey`. */
+/**
+ * A BFT chain whose node key is `nodeKey`, in a temporary data directory (removed on close) or in
+ * `opts.dir` (kept, for a node process to start on afterwards).
+ */
 export async function openBftChain(
   genesis: object,
   nodeKey: TestKey,
   args: string[] = [],
+  opts: { dir?: string } = {},
 ): Promise<BftTestChain> {
-  const dir = mkdtempSync(join(tmpdir(), 'alder-bft-'));
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'alder-bft-'));
   const genesisFile = join(dir, 'genesis.json');
   writeFileSync(genesisFile, JSON.stringify(genesis));
   const keyFile = join(dir, 'key');
@@ -87,7 +91,7 @@ export async function openBftChain(
   const config = loadConfig(
     [
       `--genesis-file=${genesisFile}`,
-      `--data-path=${join(dir, 'data')}`,
+      `--data-path=${opts.dir ? dir : join(dir, 'data')}`,
       `--node-private-key-file=${keyFile}`,
       ...args,
     ],
@@ -111,7 +115,7 @@ export async function openBftChain(
     dir,
     async close() {
       await backend.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (!opts.dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -8,8 +8,8 @@ import { bytesToHex } from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeExtraData } from '../../src/consensus/bft/extraData.js';
 import { knownErrorObject } from '../../src/rpc/errors.js';
-import { hashMapOrder, javaBytesHash } from '../../src/rpc/methods/clique/javaOrder.js';
 import { allMethods } from '../../src/rpc/methods/index.js';
+import { hashMapOrder, javaBytesHash } from '../../src/util/javaOrder.js';
 import {
   type BftTestChain,
   bftGenesis,

@@ -113,7 +113,12 @@ export class HeaderValidators {
 
   /** The validators a header lists, ascending. */
   listedIn(header: BlockHeader): string[] {
-    return [...decodeExtraData(this.variant, header.extraData).validators].sort();
+    return this.written(header).sort();
+  }
+
+  /** The validators a header lists, in the order written. */
+  written(header: BlockHeader): string[] {
+    return [...decodeExtraData(this.variant, header.extraData).validators];
   }
 
   /** The tally in force after `header` (validators of its child, votes pending). */
@@ -214,7 +219,7 @@ export class BftValidators {
   readonly contractMode: ContractValidators;
 
   constructor(
-    variant: BftVariant,
+    private readonly variant: BftVariant,
     headers: HeaderSource,
     readonly schedule: BftConfigSchedule,
     call: ContractCaller | undefined,
@@ -237,12 +242,14 @@ export class BftValidators {
 
   /**
    * The validators of `header` itself (what ibft_/qbft_getValidatorsByBlock* report): those its
-   * extraData lists in block-header mode, the contract's on its own state in contract mode.
+   * extraData lists in block-header mode (IBFT 2.0 in the order written, as Besu reads them from the
+   * header; QBFT sorted, as its validator provider answers), the contract's on its own state in
+   * contract mode.
    */
   async validatorsOf(header: BlockHeader): Promise<readonly string[]> {
     const sel = this.schedule.at(header.number).validatorSelection;
     if (sel.mode === 'contract') return this.contractMode.at(header, sel.contractAddress);
-    return this.headerMode.listedIn(header);
+    return this.variant === 'ibft2' ? this.headerMode.written(header) : this.headerMode.listedIn(header);
   }
 
   /** The vote tally after `parent` when the next block is in block-header mode; undefined otherwise. */

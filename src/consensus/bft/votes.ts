@@ -4,6 +4,8 @@
  * already — an add for a non-validator it has not voted to add, a drop for a validator it has not voted
  * to drop, or a reversal of its outstanding vote — rotating through them from block to block.
  */
+import { hexToBytes } from '@ethereumjs/util';
+import { hashMapOrder, javaBytesHash } from '../../util/javaOrder.js';
 import type { VoteTally } from './validators.js';
 
 export interface CastVote {
@@ -32,7 +34,12 @@ export class VoteProposals {
   nextVote(local: string, tally: VoteTally): CastVote | undefined {
     const me = local.toLowerCase();
     const due: CastVote[] = [];
-    for (const [recipient, add] of this.proposals) {
+    // In the order Besu's map of proposals iterates, so the same vote is cast first.
+    const order = hashMapOrder([...this.proposals.keys()], (a) =>
+      javaBytesHash(hexToBytes(a as `0x${string}`)),
+    );
+    for (const recipient of order) {
+      const add = this.proposals.get(recipient) as boolean;
       const votedAdd = tally.votersFor(recipient, true).has(me);
       const votedDrop = tally.votersFor(recipient, false).has(me);
       const isValidator = tally.isValidator(recipient);

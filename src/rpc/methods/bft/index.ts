@@ -5,6 +5,7 @@
  */
 import type { BlockHeader } from '@ethereumjs/block';
 import type { Bft } from '../../../consensus/bft/service.js';
+import { hashMapOrder, javaStringHash } from '../../../util/javaOrder.js';
 import {
   INVALID_ADDRESS_PARAMS,
   INVALID_BLOCK_HASH_PARAMS,
@@ -18,7 +19,6 @@ import {
 } from '../../errors.js';
 import { address, blockNumberParam, bool, hashBytes } from '../../params.js';
 import type { Services } from '../../services.js';
-import { hashMapOrder, javaStringHash } from '../clique/javaOrder.js';
 import { signerMetrics } from '../clique/signerMetrics.js';
 import { defineMethod, optional, required } from '../define.js';
 import type { ApiGroup, RpcMethod } from '../types.js';

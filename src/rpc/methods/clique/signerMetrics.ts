@@ -5,12 +5,12 @@
  */
 import type { BlockHeader } from '@ethereumjs/block';
 import { hexToBytes } from '@ethereumjs/util';
+import { hashMapOrder, javaBytesHash } from '../../../util/javaOrder.js';
 import { INTERNAL_ERROR, INVALID_BLOCK_NUMBER_PARAMS, RpcError } from '../../errors.js';
 import { quantity } from '../../format/hex.js';
 import { type BlockParam, blockNumberParam } from '../../params.js';
 import type { Services } from '../../services.js';
 import { defineMethod, optional } from '../define.js';
-import { hashMapOrder, javaBytesHash } from './javaOrder.js';
 import { requireClique } from './signers.js';
 
 const DEFAULT_RANGE = 100n;
