@@ -6,6 +6,7 @@
  * it reads is memoised in a `StateSnapshot` shared by every call at that state root. VMs are pooled
  * per block, so a call at a warm block builds nothing but its transaction.
  */
+
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { type EVM, getActivePrecompiles } from '@ethereumjs/evm';
@@ -29,6 +30,7 @@ import {
   movesPrecompiles,
   resolvePrecompiles,
 } from './stateOverrides.js';
+import { attachTracer, type BlockTracer, TraceAbort } from './tracer.js';
 
 export type {
   AccessListEntry,
@@ -79,6 +81,10 @@ export interface SimulateOptions {
   /** Replaces the call's gas (estimateGas probing). */
   gasLimit?: bigint;
   reportAccessList?: boolean;
+  /** Sees the call's execution (debug_traceCall); the call then always runs on the EVM library. */
+  tracer?: BlockTracer;
+  /** Run even when the sender's balance cannot pay the call's value and gas (debug_traceCall). */
+  allowExceedingBalance?: boolean;
 }
 
 const ZERO_ADDRESS = new Uint8Array(20);
@@ -339,7 +345,7 @@ export class CallSimulator {
       balance: bigint;
     },
   ): SimulationResult | undefined {
-    if (ctx.key === undefined || this.fastDisabled) return undefined;
+    if (ctx.key === undefined || this.fastDisabled || opts.tracer) return undefined;
     if (
       call.to === undefined ||
       call.blobVersionedHashes !== undefined ||
@@ -430,7 +436,7 @@ export class CallSimulator {
     ) {
       autoCheck = false;
     }
-    const checkBalance = call.strict ?? autoCheck;
+    const checkBalance = opts.allowExceedingBalance ? false : (call.strict ?? autoCheck);
 
     let account = await state.getAccount(from);
     if (!account) account = new Account();
@@ -558,6 +564,7 @@ export class CallSimulator {
     // Entries may name their authority instead of a signature: applied by armAuthorizations.
     const disarmAuthorizations = armAuthorizations(vm, tx, call.authorizationList ?? []);
     ctx.rearm?.();
+    const detachTracer = opts.tracer ? attachTracer(vm, opts.tracer) : undefined;
     try {
       result = await runTx(vm, {
         tx,
@@ -569,8 +576,10 @@ export class CallSimulator {
         reportAccessList: opts.reportAccessList === true,
       });
     } catch (err) {
+      if (err instanceof TraceAbort) throw err;
       throw new InvalidSimulationError('OTHER', (err as Error).message);
     } finally {
+      detachTracer?.();
       disarmAuthorizations();
     }
     const exec = result.execResult;
