@@ -108,7 +108,11 @@ export class BlockProcessor {
       await this.reset(state, parent);
       throw new BlockExecutionError(cleanReason(err));
     } finally {
-      detach?.();
+      try {
+        detach?.();
+      } catch {
+        // An import is never undone by its tracer.
+      }
     }
     this.stateRoot = block.header.stateRoot;
     this.world.store.drainInto(batch);
@@ -216,10 +220,11 @@ export class BlockProcessor {
       if (err instanceof TraceAbort) throw err;
       if (!(err instanceof ReplayStop)) throw new BlockExecutionError(cleanReason(err));
     } finally {
-      detach?.();
       vm.events.off('beforeTx', atTx);
       vm.events.off('beforeTx', leave);
       vm.events.off('afterTx', leaveAfter);
+      // Throws the tracer's abort (deadline passed, reader gone) if it asked to stop.
+      detach?.();
     }
     if (inspectError !== undefined) throw inspectError;
     if (stop !== undefined) return inspected;

@@ -579,8 +579,8 @@ export class CallSimulator {
       if (err instanceof TraceAbort) throw err;
       throw new InvalidSimulationError('OTHER', (err as Error).message);
     } finally {
-      detachTracer?.();
       disarmAuthorizations();
+      detachTracer?.();
     }
     const exec = result.execResult;
     const gasUsed = result.totalGasSpent;
