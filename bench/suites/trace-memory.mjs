@@ -68,7 +68,7 @@ const common = new Common({
 let nonce = 0n;
 function sign(fields) {
   const tx = createFeeMarket1559Tx(
-    { chainId: CHAIN_ID, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: GWEI, nonce: nonce++, ...fields },
+    { chainId: CHAIN_ID, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, nonce: nonce++, ...fields },
     { common },
   ).sign(FUNDER);
   return { raw: bytesToHex(tx.serialize()), hash: bytesToHex(tx.hash()) };

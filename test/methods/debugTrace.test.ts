@@ -108,6 +108,21 @@ describe('debug_trace* options and bad input', () => {
     expect(first?.topics.length).toBe(1);
   });
 
+  it('each transaction traced alone matches its entry of the block trace', async () => {
+    for (const number of ['0x4', '0x13', '0x15']) {
+      const block = (await chain.call('debug_traceBlockByNumber', [number, { disableMemory: false }]))
+        .result as {
+        txHash: string;
+        result: unknown;
+      }[];
+      expect(block.length).toBeGreaterThan(1);
+      for (const entry of block) {
+        const alone = await chain.call('debug_traceTransaction', [entry.txHash, { disableMemory: false }]);
+        expect(alone.result).toEqual(entry.result);
+      }
+    }
+  });
+
   it('debug_traceBlock takes the block RLP and answers as debug_traceBlockByNumber', async () => {
     const rlp = (await chain.call('debug_getRawBlock', ['0x4'])).result as string;
     const byRlp = await chain.call('debug_traceBlock', [rlp]);
