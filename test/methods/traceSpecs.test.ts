@@ -39,10 +39,7 @@ function specFiles(dir: string): string[] {
 const KNOWN: Record<string, string> = {};
 
 /** Parts not served yet (the call family, vmTrace): skipped until they land. */
-const PENDING = (file: string): boolean =>
-  /^trace-(call|callMany|raw-transaction)\//.test(file) ||
-  file.includes('vm-trace/') ||
-  file.includes('/all/');
+const PENDING = (file: string): boolean => /^trace-(call|callMany|raw-transaction)\//.test(file);
 
 function loadSpecs(): Spec[] {
   const specsDir = join(TRACE_DIR, 'specs');

@@ -185,6 +185,7 @@ const STACK_OPS = new Set<number>([
 ]);
 const TERMINAL = new Set<number>([OP.STOP, OP.RETURN, OP.REVERT, OP.SELFDESTRUCT, OP.INVALID]);
 const DELEGATION_PREFIX = [0xef, 0x01, 0x00];
+const SELFDESTRUCT_STATIC = 5000n;
 
 /**
  * A block tracer that hands each transaction's frames to `onTransaction` when the transaction ends,
@@ -198,6 +199,10 @@ export class FrameTracer implements BlockTracer {
   onlyIndex: number | undefined;
   private recording = true;
   private recorder: StateDiffRecorder | undefined;
+  /** vmTrace: a memory-writing opcode whose written bytes are read from the next opcode's memory. */
+  private pendingMem: { frame: TraceFrame; offset: number; size: number; depth: number } | undefined;
+  /** vmTrace: the caller's memory a finished CALL wrote its output to (reported on the opcode after it). */
+  private pendingCallWrite: { depth: number; offset: number; data: Uint8Array } | undefined;
 
   constructor(
     private readonly options: FrameOptions,
@@ -258,6 +263,7 @@ export class FrameTracer implements BlockTracer {
     const frame = this.open.pop();
     if (!frame) return;
     const exec = result.execResult;
+    if (this.options.vm) this.noteCallOutput(frame, exec.returnValue);
     const error = exec.exceptionError?.error;
     const halt = error === undefined ? undefined : haltReasonOf(error);
     const gasLeft = frame.message.gasLimit - exec.executionGasUsed;
@@ -307,8 +313,16 @@ export class FrameTracer implements BlockTracer {
         }
         return;
       }
-      if (last && last.halt === undefined) last.halt = halt;
-      else if (!last) this.pushVirtual(frame, gasLeft, halt);
+      if (last && last.halt === undefined) {
+        last.halt = halt;
+        // Besu's SELFDESTRUCT stops at its static cost when the gas does not even cover that.
+        if (
+          last.op === OP.SELFDESTRUCT &&
+          halt === 'INSUFFICIENT_GAS' &&
+          last.gasRemaining < SELFDESTRUCT_STATIC
+        )
+          last.gasCost = SELFDESTRUCT_STATIC;
+      } else if (!last) this.pushVirtual(frame, gasLeft, halt);
       return;
     }
     if (error === 'revert') return;
@@ -328,6 +342,7 @@ export class FrameTracer implements BlockTracer {
       inputData: frame.input,
       outputData: EMPTY,
       code: frame.code,
+      virtual: true,
     });
   }
 
@@ -363,9 +378,43 @@ export class FrameTracer implements BlockTracer {
       const account = await step.stateManager.getAccount(step.address);
       t.refund = account?.balance ?? 0n;
     }
-    if (this.options.vm) recordEffects(t, step);
+    if (this.options.vm) {
+      const pending = this.pendingMem;
+      if (pending && pending.depth === step.depth) {
+        pending.frame.updatedMemory = {
+          offset: pending.offset,
+          data: padded(step.memory, pending.offset, pending.size),
+        };
+      }
+      this.pendingMem = undefined;
+      const write = this.pendingCallWrite;
+      if (write && write.depth === step.depth) t.updatedMemory = { offset: write.offset, data: write.data };
+      this.pendingCallWrite = undefined;
+      recordEffects(t, step);
+      const region = memoryRegion(op, stack);
+      if (region) this.pendingMem = { frame: t, ...region, depth: step.depth };
+    }
     frame.last = this.frames.length;
     this.push(t);
+  }
+
+  /** What a finished CALL-family child wrote into its caller's memory (Besu reports it on the caller's next opcode). */
+  private noteCallOutput(child: OpenFrame, output: Uint8Array): void {
+    this.pendingMem = undefined;
+    this.pendingCallWrite = undefined;
+    const parent = this.open[this.open.length - 1];
+    const call = parent && parent.last >= 0 ? this.frames[parent.last] : undefined;
+    if (!call?.stack || child.message.to === undefined) return;
+    const s = call.stack;
+    const n = s.length;
+    const withValue = call.op === OP.CALL || call.op === OP.CALLCODE;
+    if (!withValue && call.op !== OP.DELEGATECALL && call.op !== OP.STATICCALL) return;
+    const offset = s[n - 1 - (withValue ? 5 : 4)];
+    const size = s[n - 1 - (withValue ? 6 : 5)];
+    if (offset === undefined || size === undefined) return;
+    const length = size > BigInt(output.length) ? output.length : Number(size);
+    if (length <= 0) return;
+    this.pendingCallWrite = { depth: parent.depth, offset: Number(offset), data: output.slice(0, length) };
   }
 
   private pushVirtual(frame: OpenFrame, gasLeft: bigint, halt: HaltReason): void {
@@ -446,12 +495,51 @@ function pushedBy(prev: TraceFrame, nextStack: bigint[]): bigint[] {
   return out;
 }
 
+/** The memory region an opcode writes (or MLOAD reads), by its stack inputs; undefined when none. */
+function memoryRegion(op: number, stack: bigint[]): { offset: number; size: number } | undefined {
+  const n = stack.length;
+  const top = (i: number): bigint | undefined => stack[n - 1 - i];
+  let offset: bigint | undefined;
+  let size: bigint | undefined;
+  switch (op) {
+    case 0x37: // CALLDATACOPY
+    case 0x39: // CODECOPY
+    case 0x3e: // RETURNDATACOPY
+      offset = top(0);
+      size = top(2);
+      break;
+    case 0x3c: // EXTCODECOPY
+      offset = top(1);
+      size = top(3);
+      break;
+    default:
+      return undefined;
+  }
+  if (offset === undefined || size === undefined || size === 0n || size > 1n << 32n || offset > 1n << 32n)
+    return undefined;
+  return { offset: Number(offset), size: Number(size) };
+}
+
+function padded(memory: Uint8Array, offset: number, size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  if (offset < memory.length) out.set(memory.subarray(offset, Math.min(memory.length, offset + size)));
+  return out;
+}
+
 /** The memory and storage an opcode writes, as vmTrace reports them (read from its inputs). */
 function recordEffects(t: TraceFrame, step: InterpreterStep): void {
   const stack = step.stack;
   const n = stack.length;
   const top = (i: number): bigint => stack[n - 1 - i] as bigint;
   switch (t.op) {
+    case 0x51: // MLOAD reads (and may only zero-extend) memory: what it reports is known before it runs.
+      if (n >= 1 && top(0) < 1n << 32n) {
+        const offset = Number(top(0));
+        const data = padded(step.memory, offset, 32);
+        t.updatedMemory = { offset, data };
+        t.pushed = [BigInt(bytesToHexString(data))];
+      }
+      break;
     case OP.SSTORE:
       if (n >= 2) t.updatedStorage = { key: top(0), value: top(1) };
       break;
@@ -464,6 +552,10 @@ function recordEffects(t: TraceFrame, step: InterpreterStep): void {
     default:
       break;
   }
+}
+
+function bytesToHexString(data: Uint8Array): string {
+  return `0x${Buffer.from(data).toString('hex')}`;
 }
 
 export function word(v: bigint): Uint8Array {
