@@ -120,7 +120,7 @@ describe('Besu trace/ spec cases', () => {
   });
 
   for (const spec of loadSpecs()) {
-    const test = KNOWN[spec.file] || PENDING(spec.file) ? it.skip : it;
+    const test = KNOWN[spec.file] ? it.skip : it;
     test(spec.file, async () => {
       for (const { request, response } of spec.exchanges) {
         const got = await chain.call(request.method, request.params ?? []);

@@ -297,6 +297,13 @@ export class FrameTracer implements BlockTracer {
       return;
     }
     const last = frame.last >= 0 ? this.frames[frame.last] : undefined;
+    if (this.options.vm && last && last.pushed === undefined && halt === undefined) {
+      // The frame's last opcode: what it pushed is on the stack the frame ended with.
+      const stack = (
+        exec as { runState?: { stack?: { getStack?(): bigint[] } } }
+      ).runState?.stack?.getStack?.();
+      if (stack) last.pushed = pushedBy(last, stack);
+    }
     if (halt !== undefined) {
       if (
         error === 'code store out of gas' ||

@@ -5,11 +5,12 @@
  * (or one trace) at a time through callbacks, so a caller can write them out as they come and a
  * block's whole answer need not be held.
  */
-import type { Block } from '@ethereumjs/block';
+import type { Block, BlockHeader } from '@ethereumjs/block';
 import { bytesToHex } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
 import type { BlockProcessor } from '../../blockProcessor.js';
 import type { ConsensusRules } from '../../consensusRules.js';
+import { type CallRequest, type CallSimulator, InvalidSimulationError } from '../../simulator.js';
 import { type FlatTraceJson, flatTraces } from './flat.js';
 import { FrameTracer, type TracedTransaction } from './frames.js';
 import { rewardTraces } from './rewards.js';
@@ -38,6 +39,11 @@ export interface CallTraceJson {
   stateDiff: StateDiffJson | null;
   trace: FlatTraceJson[];
   vmTrace: VmTraceJson | null;
+}
+
+/** A traced call could not run as a transaction (Besu answers the call family with an internal error). */
+export class TraceCallError extends Error {
+  override name = 'TraceCallError';
 }
 
 export class ParityTracer {
@@ -87,6 +93,35 @@ export class ParityTracer {
     }
     if (opts.rewards) for (const t of rewardTraces(block, this.rules)) await each(t);
   }
+}
+
+/**
+ * trace_call, trace_callMany, trace_rawTransaction: `calls` run one after another on `header`'s state
+ * (each sees the writes of those before it), each traced with its own types.
+ */
+export async function traceCalls(
+  simulator: CallSimulator,
+  header: BlockHeader,
+  calls: ReadonlyArray<{ call: CallRequest; types: TraceTypes }>,
+): Promise<CallTraceJson[]> {
+  const traced: Array<TracedTransaction | undefined> = calls.map(() => undefined);
+  const items = calls.map(({ call, types }, i) => ({
+    call,
+    tracer: new FrameTracer({ vm: types.vmTrace, stateDiff: types.stateDiff }, (t) => {
+      traced[i] = t;
+    }),
+  }));
+  try {
+    await simulator.simulateSequence(header, items);
+  } catch (err) {
+    if (err instanceof InvalidSimulationError) throw new TraceCallError(err.message);
+    throw err;
+  }
+  return calls.map(({ types }, i) => {
+    const t = traced[i];
+    if (!t) throw new TraceCallError('the call produced no trace');
+    return callTraceResult(t, types);
+  });
 }
 
 /** The replay entry of one traced transaction. */

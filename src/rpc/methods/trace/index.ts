@@ -1,6 +1,7 @@
 /** The TRACE group (Parity-style traces). */
 import type { RpcMethod } from '../types.js';
 import { traceBlock, traceGet, traceReplayBlockTransactions, traceTransaction } from './blocks.js';
+import { traceCall, traceCallMany, traceRawTransaction } from './calls.js';
 import { traceFilter } from './filter.js';
 
 export const traceMethods: RpcMethod[] = [
@@ -9,4 +10,7 @@ export const traceMethods: RpcMethod[] = [
   traceTransaction,
   traceGet,
   traceFilter,
+  traceCall,
+  traceCallMany,
+  traceRawTransaction,
 ];
