@@ -23,6 +23,7 @@ import { Database } from './db/database.js';
 import { BlockSimulator } from './execution/blockSimulator.js';
 import { BlockImporter } from './execution/importer.js';
 import { CallSimulator } from './execution/simulator.js';
+import { TraceService } from './execution/traceService.js';
 import { BLOCKS_PER_SEGMENT, LogBloomCache } from './filters/bloomCache.js';
 import { FilterManager, type FilterManagerOptions } from './filters/manager.js';
 import { startGraphQLServer } from './graphql/server.js';
@@ -184,6 +185,12 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
       miningEnabled: config.minerEnabled,
     });
     const engine = ctx.engine;
+    const callSimulator = new CallSimulator(
+      ctx.chain,
+      ctx.world,
+      config.rpcGasCap,
+      engine.executionCommon ? (header) => engine.feeRecipient(header) : undefined,
+    );
     const services: Services = {
       config,
       common: ctx.common,
@@ -202,11 +209,9 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
         minGasPrice: config.minGasPrice,
         minPriorityFee: config.minPriorityFee,
       }),
-      callSimulator: new CallSimulator(
-        ctx.chain,
-        ctx.world,
-        config.rpcGasCap,
-        engine.executionCommon ? (header) => engine.feeRecipient(header) : undefined,
+      callSimulator,
+      traces: new TraceService(ctx.importer.processor, callSimulator, (header) =>
+        engine.feeRecipient(header),
       ),
       blockSimulator: new BlockSimulator(
         ctx.chain,

@@ -28,7 +28,7 @@ import type { WorldState } from '../state/worldState.js';
 import { useFastCommonLookups } from './commonLookups.js';
 import type { ConsensusRules } from './consensusRules.js';
 import { openOverlayState } from './overlayStore.js';
-import { attachTracer, type BlockTracer } from './tracer.js';
+import { attachTracer, type BlockTracer, TraceAbort } from './tracer.js';
 
 /** What a block's execution produced, for storing it. */
 export interface BlockExecution {
@@ -52,6 +52,8 @@ export interface ReplayOptions<T> {
    * whole block runs (and its commitments are checked).
    */
   stopBeforeTx?: number;
+  /** Leave the block right after this transaction ran (0-based): no later transaction, no rewards, no checks. */
+  stopAfterTx?: number;
   inspect?: (vm: VM) => Promise<T>;
 }
 
@@ -190,11 +192,18 @@ export class BlockProcessor {
     const leave = (_tx: unknown) => {
       if (stopNow || index === stop) throw new ReplayStop();
     };
+    const after = opts.stopAfterTx;
+    let ran = -1;
+    const leaveAfter = (_result: unknown) => {
+      ran++;
+      if (ran === after) throw new ReplayStop();
+    };
     const detach = opts.tracer ? attachTracer(vm, opts.tracer) : undefined;
     if (stop !== undefined) {
       vm.events.on('beforeTx', atTx);
       vm.events.on('beforeTx', leave);
     }
+    if (after !== undefined) vm.events.on('afterTx', leaveAfter);
     try {
       await opts.tracer?.onBlockStart?.(block, vm);
       await runBlock(vm, {
@@ -204,14 +213,17 @@ export class BlockProcessor {
         clearCache: false,
       });
     } catch (err) {
+      if (err instanceof TraceAbort) throw err;
       if (!(err instanceof ReplayStop)) throw new BlockExecutionError(cleanReason(err));
     } finally {
       detach?.();
       vm.events.off('beforeTx', atTx);
       vm.events.off('beforeTx', leave);
+      vm.events.off('afterTx', leaveAfter);
     }
     if (inspectError !== undefined) throw inspectError;
     if (stop !== undefined) return inspected;
+    if (after !== undefined && ran === after) return opts.inspect ? opts.inspect(vm) : undefined;
     return opts.inspect ? opts.inspect(vm) : undefined;
   }
 

@@ -6,6 +6,7 @@
  * it reads is memoised in a `StateSnapshot` shared by every call at that state root. VMs are pooled
  * per block, so a call at a warm block builds nothing but its transaction.
  */
+
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { type EVM, getActivePrecompiles } from '@ethereumjs/evm';
@@ -29,7 +30,7 @@ import {
   movesPrecompiles,
   resolvePrecompiles,
 } from './stateOverrides.js';
-import { attachTracer, type BlockTracer } from './tracer.js';
+import { attachTracer, type BlockTracer, TraceAbort } from './tracer.js';
 
 export type {
   AccessListEntry,
@@ -85,6 +86,8 @@ export interface SimulateOptions {
    * `onBlockStart` sees the VM and the block environment, then the transaction hooks run as in a block.
    */
   tracer?: BlockTracer;
+  /** Run even when the sender's balance cannot pay the call's value and gas (debug_traceCall). */
+  allowExceedingBalance?: boolean;
 }
 
 const ZERO_ADDRESS = new Uint8Array(20);
@@ -365,7 +368,7 @@ export class CallSimulator {
       balance: bigint;
     },
   ): SimulationResult | undefined {
-    if (ctx.key === undefined || this.fastDisabled) return undefined;
+    if (ctx.key === undefined || this.fastDisabled || opts.tracer) return undefined;
     if (
       call.to === undefined ||
       call.blobVersionedHashes !== undefined ||
@@ -456,7 +459,7 @@ export class CallSimulator {
     ) {
       autoCheck = false;
     }
-    const checkBalance = call.strict ?? autoCheck;
+    const checkBalance = opts.allowExceedingBalance ? false : (call.strict ?? autoCheck);
 
     let account = await state.getAccount(from);
     if (!account) account = new Account();
@@ -599,6 +602,7 @@ export class CallSimulator {
         reportAccessList: opts.reportAccessList === true,
       });
     } catch (err) {
+      if (err instanceof TraceAbort) throw err;
       throw new InvalidSimulationError('OTHER', (err as Error).message);
     } finally {
       detach?.();

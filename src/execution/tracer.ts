@@ -23,6 +23,14 @@ export interface BlockTracer {
   onStep?(step: InterpreterStep): void | Promise<void>;
 }
 
+/**
+ * Thrown by a tracer to stop the traced execution (its deadline passed, its reader went away): the
+ * replay and the simulator let it through unchanged instead of reporting a failed block or call.
+ */
+export class TraceAbort extends Error {
+  override name = 'TraceAbort';
+}
+
 type Listener = (data: never, resolve?: (result?: unknown) => void) => void;
 
 /**

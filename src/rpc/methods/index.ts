@@ -6,6 +6,7 @@ import { cliqueMethods } from './clique/index.js';
 import { debugBatchSendRawTransaction } from './debug/batchSend.js';
 import { debugMetrics } from './debug/metrics.js';
 import { debugRawMethods } from './debug/raw.js';
+import { debugTraceMethods } from './debug/trace.js';
 import { blockMethods } from './eth/blocks.js';
 import { ethCall } from './eth/call.js';
 import { chainInfoMethods } from './eth/chainInfo.js';
@@ -58,6 +59,7 @@ export const allMethods: RpcMethod[] = [
   ...pluginsReloadPluginConfigMethods,
   debugMetrics,
   ...debugRawMethods,
+  ...debugTraceMethods,
   ethSendRawTransaction,
   debugBatchSendRawTransaction,
   ...txpoolMethods,
