@@ -213,7 +213,15 @@ export class FrameTracer implements BlockTracer {
     if (this.options.stateDiff && !this.recorder) this.recorder = new StateDiffRecorder(vm.stateManager);
   }
 
+  /**
+   * What stopped the hand-over of a transaction's result (the reader went away, a deadline passed).
+   * The EVM ignores a failed asynchronous hook, so it is thrown from the next transaction's start and
+   * the caller checks it once the run is over.
+   */
+  failure: unknown;
+
   onTxStart(_tx: TypedTransaction, index: number, vm: VM): void {
+    if (this.failure !== undefined) throw this.failure;
     this.vm = vm;
     this.recorder?.reset();
     this.frames = [];
@@ -234,8 +242,12 @@ export class FrameTracer implements BlockTracer {
       gasRemaining: tx.gasLimit - result.totalGasSpent,
       createdAddress: result.createdAddress,
     };
-    const stateDiff = this.recorder ? await this.recorder.diff() : undefined;
-    await this.onTransaction({ tx, index, frames, outcome, stateDiff });
+    try {
+      const stateDiff = this.recorder ? await this.recorder.diff() : undefined;
+      await this.onTransaction({ tx, index, frames, outcome, stateDiff });
+    } catch (err) {
+      this.failure = err;
+    }
   }
 
   async onEnter(message: Message): Promise<void> {

@@ -4,8 +4,9 @@
  * `uncle` reward per ommer ((8 + ommer number − block number) / 8 of the base reward) to the ommer's
  * author. Emitted on every chain, with the engine's reward (0 where it pays none).
  */
-import type { Block } from '@ethereumjs/block';
+import type { Block, BlockHeader } from '@ethereumjs/block';
 import { bytesToHex } from '@ethereumjs/util';
+import { paramsVM } from '@ethereumjs/vm';
 import type { ConsensusRules } from '../../consensusRules.js';
 import { type FlatTraceJson, quantityHex } from './flat.js';
 
@@ -34,11 +35,18 @@ export function rewardTraces(block: Block, rules: ConsensusRules): FlatTraceJson
   return out;
 }
 
-/** The engine's reward for `block`; the genesis block's header may carry no fork parameters (nothing is paid there). */
+/**
+ * The engine's reward for `block`. The reward is a parameter of the VM's set, which a block read from
+ * the store may not carry yet: the rule is asked on a view of the header whose Common has it.
+ */
 function baseReward(block: Block, rules: ConsensusRules): bigint {
+  const header = block.header;
   try {
-    return rules.blockReward(block.header);
+    const common = header.common.copy();
+    common.updateParams(paramsVM);
+    return rules.blockReward(Object.create(header, { common: { value: common } }) as BlockHeader);
   } catch {
+    // A fork with no reward parameter pays none.
     return 0n;
   }
 }

@@ -61,7 +61,9 @@ export class ParityTracer {
     const tracer = new FrameTracer({ vm: types.vmTrace, stateDiff: types.stateDiff }, (traced) =>
       each(replayResult(traced, types)),
     );
-    await this.processor.replay(block, { tracer });
+    if (block.transactions.length > 0)
+      await this.processor.replay(block, { tracer, stopAfterTx: block.transactions.length - 1 });
+    if (tracer.failure !== undefined) throw tracer.failure;
   }
 
   /**
@@ -80,16 +82,9 @@ export class ParityTracer {
       });
       const only = opts.only;
       tracer.onlyIndex = only;
-      if (only !== undefined && only + 1 < block.transactions.length) {
-        // Everything after the transaction is irrelevant: stop before the next one.
-        await this.processor.replay(block, {
-          tracer,
-          stopBeforeTx: only + 1,
-          inspect: async () => undefined,
-        });
-      } else {
-        await this.processor.replay(block, { tracer });
-      }
+      // Nothing after the (last) traced transaction matters: no rewards, no state root to check.
+      await this.processor.replay(block, { tracer, stopAfterTx: only ?? block.transactions.length - 1 });
+      if (tracer.failure !== undefined) throw tracer.failure;
     }
     if (opts.rewards) for (const t of rewardTraces(block, this.rules)) await each(t);
   }
@@ -117,6 +112,7 @@ export async function traceCalls(
     if (err instanceof InvalidSimulationError) throw new TraceCallError(err.message);
     throw err;
   }
+  for (const { tracer } of items) if (tracer.failure !== undefined) throw tracer.failure;
   return calls.map(({ types }, i) => {
     const t = traced[i];
     if (!t) throw new TraceCallError('the call produced no trace');

@@ -7,6 +7,7 @@
 import type { Block } from '@ethereumjs/block';
 import type { FlatTraceJson } from '../../../execution/tracers/parity/flat.js';
 import { ParityTracer, type TraceTypes } from '../../../execution/tracers/parity/service.js';
+import { guardSink } from '../../../execution/tracers/sink.js';
 import { resolveBlockNumber } from '../../blockParam.js';
 import {
   INVALID_BLOCK_PARAMS,
@@ -17,6 +18,7 @@ import {
 } from '../../errors.js';
 import { type BlockParam, blockNumberParam, decoder, hashBytes } from '../../params.js';
 import type { Services } from '../../services.js';
+import { StreamingResult, type StreamWrite } from '../../streaming.js';
 import { deferred, defineMethod, required } from '../define.js';
 
 export function tracerOf(services: Services): ParityTracer {
@@ -38,6 +40,27 @@ export const traceTypes = decoder<TraceTypes>(INVALID_TRACE_TYPE_PARAMS, (value)
   return out;
 });
 
+/**
+ * A JSON array written element by element: `fill` gets an `add` that writes one value (awaiting it is
+ * the back-pressure; it throws once the reader has gone, which stops the tracing).
+ */
+export function streamArray(
+  fill: (add: (value: unknown) => Promise<void> | undefined) => Promise<void>,
+): StreamingResult {
+  return new StreamingResult(async (write: StreamWrite) => {
+    const out = guardSink(write);
+    let first = true;
+    await out('[');
+    await fill((value) => {
+      const text = JSON.stringify(value);
+      const r = out(first ? text : `,${text}`);
+      first = false;
+      return r;
+    });
+    await out(']');
+  });
+}
+
 /** The block a number or tag names: undefined beyond the head; the genesis block is `genesis`. */
 function blockAt(
   services: Services,
@@ -58,11 +81,7 @@ export const traceReplayBlockTransactions = defineMethod({
     const wanted = types();
     if (block === 'genesis') return [];
     if (!block) return null;
-    const out: unknown[] = [];
-    await tracerOf(services).replayTransactions(block, wanted, (r) => {
-      out.push(r);
-    });
-    return out;
+    return streamArray((add) => tracerOf(services).replayTransactions(block, wanted, add));
   },
 });
 
@@ -74,9 +93,7 @@ export const traceBlock = defineMethod({
     const block = blockAt(services, p);
     if (block === 'genesis') return [];
     if (!block) return null;
-    const out: FlatTraceJson[] = [];
-    await tracerOf(services).blockTraces(block, (t) => void out.push(t), { rewards: true });
-    return out;
+    return streamArray((add) => tracerOf(services).blockTraces(block, add, { rewards: true }));
   },
 });
 

@@ -15,7 +15,7 @@ import {
 } from '../../errors.js';
 import { address, type BlockParam, blockNumberParam, decoder } from '../../params.js';
 import { defineMethod, required } from '../define.js';
-import { tracerOf } from './blocks.js';
+import { streamArray, tracerOf } from './blocks.js';
 
 interface TraceFilter {
   fromBlock: Exclude<BlockParam, { kind: 'hash' }>;
@@ -82,30 +82,34 @@ export const traceFilter = defineMethod({
     const maxRange = BigInt(services.config.rpcMaxTraceFilterRange);
     if (maxRange > 0n && to - from > maxRange) throw new RpcError(EXCEEDS_RPC_MAX_BLOCK_RANGE);
 
-    const out: FlatTraceJson[] = [];
     const after = filter.after;
     const count = filter.count;
-    let offset = 0;
-    const full = (): boolean => count !== undefined && count <= out.length;
-    const add = (t: FlatTraceJson): void => {
-      if (filter.fromAddress.size > 0 && !(t.action.from && filter.fromAddress.has(t.action.from))) return;
-      if (filter.toAddress.size > 0 && !(t.action.to && filter.toAddress.has(t.action.to))) return;
-      if ((after === undefined || offset >= after) && !full()) out.push(t);
-      offset++;
-    };
     // The genesis block (and blocks the node lacks) at the start of the range are skipped.
-    let n = from;
-    let block = chain.getBlockByNumber(n);
-    while ((!block || block.header.number === 0n) && n < to) {
-      n++;
-      block = chain.getBlockByNumber(n);
+    let start = from;
+    let first = chain.getBlockByNumber(start);
+    while ((!first || first.header.number === 0n) && start < to) {
+      start++;
+      first = chain.getBlockByNumber(start);
     }
     const tracer = tracerOf(services);
-    for (; n <= to && !full(); n++) {
-      const b = n === block?.header.number ? block : chain.getBlockByNumber(n);
-      if (!b) continue;
-      await tracer.blockTraces(b, add, { rewards: true });
-    }
-    return out;
+    return streamArray(async (add) => {
+      let offset = 0;
+      let kept = 0;
+      const full = (): boolean => count !== undefined && count <= kept;
+      const each = (t: FlatTraceJson): Promise<void> | undefined => {
+        if (filter.fromAddress.size > 0 && !(t.action.from && filter.fromAddress.has(t.action.from))) return;
+        if (filter.toAddress.size > 0 && !(t.action.to && filter.toAddress.has(t.action.to))) return;
+        const keep = (after === undefined || offset >= after) && !full();
+        offset++;
+        if (!keep) return;
+        kept++;
+        return add(t);
+      };
+      // One block at a time: only the block being traced is held.
+      for (let n = start; n <= to && !full(); n++) {
+        const block = n === start ? first : chain.getBlockByNumber(n);
+        if (block) await tracer.blockTraces(block, each, { rewards: true });
+      }
+    });
   },
 });
