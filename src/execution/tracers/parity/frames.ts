@@ -184,6 +184,11 @@ const STACK_OPS = new Set<number>([
   OP.CREATE2,
 ]);
 const TERMINAL = new Set<number>([OP.STOP, OP.RETURN, OP.REVERT, OP.SELFDESTRUCT, OP.INVALID]);
+interface StepEmitter {
+  on(name: 'step', l: (step: InterpreterStep, resolve?: (r?: unknown) => void) => void): void;
+  off(name: 'step', l: (step: InterpreterStep, resolve?: (r?: unknown) => void) => void): void;
+}
+
 const DELEGATION_PREFIX = [0xef, 0x01, 0x00];
 const SELFDESTRUCT_STATIC = 5000n;
 
@@ -227,9 +232,13 @@ export class FrameTracer implements BlockTracer {
     this.frames = [];
     this.open = [];
     this.recording = this.onlyIndex === undefined || this.onlyIndex === index;
+    // The EVM builds a step event (stack and memory copies) for every opcode while anyone listens:
+    // listen only while a recorded transaction runs.
+    if (this.recording) this.listen(vm);
   }
 
   async onTxEnd(tx: TypedTransaction, index: number, result: RunTxResult): Promise<void> {
+    this.unlisten();
     if (!this.recording) return;
     const frames = this.frames;
     this.frames = [];
@@ -365,8 +374,8 @@ export class FrameTracer implements BlockTracer {
     });
   }
 
-  async onStep(step: InterpreterStep): Promise<void> {
-    if (!this.recording) return;
+  /** One opcode (listened to only while a recorded transaction runs); a promise only for SELFDESTRUCT. */
+  private step(step: InterpreterStep): Promise<void> | undefined {
     const frame = this.open[this.open.length - 1];
     if (!frame) return;
     const op = step.opcode.code;
@@ -390,13 +399,10 @@ export class FrameTracer implements BlockTracer {
       value: frame.message.value,
       inputData: frame.input,
       outputData,
-      stack: keepStack ? stack.slice() : undefined,
+      // The event's stack is a copy made for it.
+      stack: keepStack ? stack : undefined,
       code: frame.code,
     };
-    if (op === OP.SELFDESTRUCT && this.vm) {
-      const account = await step.stateManager.getAccount(step.address);
-      t.refund = account?.balance ?? 0n;
-    }
     if (this.options.vm) {
       const pending = this.pendingMem;
       if (pending && pending.depth === step.depth) {
@@ -415,6 +421,35 @@ export class FrameTracer implements BlockTracer {
     }
     frame.last = this.frames.length;
     this.push(t);
+    if (op === OP.SELFDESTRUCT) {
+      return step.stateManager.getAccount(step.address).then((account) => {
+        t.refund = account?.balance ?? 0n;
+      });
+    }
+    return undefined;
+  }
+
+  private readonly stepListener = (step: InterpreterStep, resolve?: (r?: unknown) => void): void => {
+    const out = this.step(step);
+    if (out)
+      out.then(
+        () => resolve?.(),
+        () => resolve?.(),
+      );
+    else resolve?.();
+  };
+
+  private listening: VM | undefined;
+
+  private listen(vm: VM): void {
+    if (this.listening) return;
+    (vm.evm.events as unknown as StepEmitter | undefined)?.on('step', this.stepListener);
+    this.listening = vm;
+  }
+
+  private unlisten(): void {
+    (this.listening?.evm.events as unknown as StepEmitter | undefined)?.off('step', this.stepListener);
+    this.listening = undefined;
   }
 
   /** What a finished CALL-family child wrote into its caller's memory (Besu reports it on the caller's next opcode). */
