@@ -10,7 +10,7 @@
  *
  * The objects are built in Besu's member order and with its hex encodings, ready for JSON.
  */
-import { Address, bytesToHex, generateAddress } from '@ethereumjs/util';
+import { Address, bigIntToUnpaddedBytes, bytesToHex, generateAddress } from '@ethereumjs/util';
 import { HALT_DESCRIPTIONS, OP, type TracedTransaction, type TraceFrame } from './frames.js';
 
 export interface ActionJson {
@@ -109,7 +109,7 @@ export function flatTraces(traced: TracedTransaction, opts: FlatOptions): FlatTr
 
   const isCreation = tx.to === undefined;
   const contractAddress = isCreation
-    ? new Address(generateAddress(sender.bytes, bigintBytes(tx.nonce))).toString()
+    ? new Address(generateAddress(sender.bytes, bigIntToUnpaddedBytes(tx.nonce))).toString()
     : undefined;
   if (isCreation) first.setCode(bytesToHex(outcome.output));
   if (outcome.revertReason) first.revertReason = bytesToHex(outcome.revertReason);
@@ -398,11 +398,4 @@ function createGas(frame: TraceFrame, next: TraceFrame | undefined): bigint {
     return remaining - remaining / 64n;
   }
   return next?.gasRemaining ?? 0n;
-}
-
-function bigintBytes(v: bigint): Uint8Array {
-  if (v === 0n) return new Uint8Array(0);
-  let hex = v.toString(16);
-  if (hex.length % 2) hex = `0${hex}`;
-  return Uint8Array.from(Buffer.from(hex, 'hex'));
 }

@@ -13,7 +13,7 @@
 import type { Block } from '@ethereumjs/block';
 import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import type { Address } from '@ethereumjs/util';
+import { Address } from '@ethereumjs/util';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 import type { BlockTracer } from '../../tracer.js';
 import { type StateDiffJson, StateDiffRecorder } from './stateDiff.js';
@@ -511,8 +511,7 @@ async function codeAt(vm: VM, address: Address): Promise<Uint8Array> {
     code[1] === DELEGATION_PREFIX[1] &&
     code[2] === DELEGATION_PREFIX[2]
   ) {
-    const { Address: Addr } = await import('@ethereumjs/util');
-    return vm.stateManager.getCode(new Addr(code.slice(3, 23)));
+    return vm.stateManager.getCode(new Address(code.slice(3, 23)));
   }
   return code;
 }

@@ -5,6 +5,7 @@
  * The range may span at most --rpc-max-trace-filter-range blocks (0: no limit); blocks are traced
  * one after another and tracing stops once `count` traces are kept.
  */
+import { TraceAbort } from '../../../execution/tracer.js';
 import type { FlatTraceJson } from '../../../execution/tracers/parity/flat.js';
 import {
   EXCEEDS_RPC_MAX_BLOCK_RANGE,
@@ -27,6 +28,9 @@ interface TraceFilter {
 }
 
 const LATEST = { kind: 'tag', tag: 'latest' } as const;
+
+/** `count` traces are kept: the replay stops at the next transaction. */
+class FilterFull extends TraceAbort {}
 
 function addresses(value: unknown): Set<string> | undefined {
   if (value === undefined || value === null) return new Set();
@@ -99,16 +103,21 @@ export const traceFilter = defineMethod({
       const each = (t: FlatTraceJson): Promise<void> | undefined => {
         if (filter.fromAddress.size > 0 && !(t.action.from && filter.fromAddress.has(t.action.from))) return;
         if (filter.toAddress.size > 0 && !(t.action.to && filter.toAddress.has(t.action.to))) return;
-        const keep = (after === undefined || offset >= after) && !full();
+        if (full()) throw new FilterFull();
+        const keep = after === undefined || offset >= after;
         offset++;
         if (!keep) return;
         kept++;
         return add(t);
       };
       // One block at a time: only the block being traced is held.
-      for (let n = start; n <= to && !full(); n++) {
-        const block = n === start ? first : chain.getBlockByNumber(n);
-        if (block) await tracer.blockTraces(block, each, { rewards: true });
+      try {
+        for (let n = start; n <= to && !full(); n++) {
+          const block = n === start ? first : chain.getBlockByNumber(n);
+          if (block) await tracer.blockTraces(block, each, { rewards: true });
+        }
+      } catch (err) {
+        if (!(err instanceof FilterFull)) throw err;
       }
     });
   },
