@@ -32,6 +32,7 @@ import { workMethods } from './eth/work.js';
 import { minerMethods } from './miner/index.js';
 import { netMethods } from './net/net.js';
 import { pluginsReloadPluginConfigMethods } from './plugins/index.js';
+import { traceMethods } from './trace/index.js';
 import { txpoolMethods } from './txpool/txpool.js';
 import type { RpcMethod } from './types.js';
 import { web3Methods } from './web3/web3.js';
@@ -72,4 +73,5 @@ export const allMethods: RpcMethod[] = [
   ...workMethods,
   ...minerMethods,
   ...adminMethods,
+  ...traceMethods,
 ];
