@@ -127,6 +127,7 @@ export async function openChain(
       chain,
       dataPath: config.dataPath,
       customCrypto: customCrypto(),
+      world,
     });
     const importer = new BlockImporter(chain, world, engine, {
       skipPowValidation: opts.skipPowValidation ?? false,
@@ -223,6 +224,7 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
       txPool,
       filters: new FilterManager(ctx.chain, txPool, opts.filters),
       clique: engine.apis.clique,
+      bft: engine.apis.bft,
     };
     // The P2P network is built here and started by `startNode`.
     const network = config.p2pEnabled ? createNetwork(config, ctx, txPool, nodeKey) : undefined;

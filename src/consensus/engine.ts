@@ -11,11 +11,14 @@ import type { ConsensusRules } from '../execution/consensusRules.js';
 import type { BlockImporter } from '../execution/importer.js';
 import type { MiningService } from '../mining/service.js';
 import type { TxPool } from '../txpool/pool.js';
+import type { Bft } from './bft/service.js';
 import type { Clique } from './clique/index.js';
 
-/** The services behind an engine's own RPC namespace (`clique_*`; `ibft_*`, `qbft_*` next). */
+/** The services behind an engine's own RPC namespace (`clique_*`; `ibft_*` or `qbft_*`). */
 export interface ConsensusApis {
   clique?: Clique;
+  /** IBFT 2.0 (`ibft_*`) or QBFT (`qbft_*`), as `bft.variant` says. */
+  bft?: Bft;
 }
 
 /** What an engine needs to produce blocks on this node. */

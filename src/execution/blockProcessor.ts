@@ -98,7 +98,7 @@ export class BlockProcessor {
     try {
       await tracer?.onBlockStart?.(block, vm);
       result = await runBlock(vm, {
-        block: this.executionView(block),
+        block: this.withEngineReward(vm, this.executionView(block)),
         skipHeaderValidation: true,
         setHardfork: true,
         clearCache: false,
@@ -211,7 +211,7 @@ export class BlockProcessor {
     try {
       await opts.tracer?.onBlockStart?.(block, vm);
       await runBlock(vm, {
-        block: this.executionView(block),
+        block: this.withEngineReward(vm, this.executionView(block)),
         skipHeaderValidation: true,
         setHardfork: true,
         clearCache: false,
@@ -305,7 +305,28 @@ export class BlockProcessor {
     for (const w of block.withdrawals ?? []) await credit(vm, w.address, w.amount * GWEI);
     if (block.withdrawals) await vm.evm.journal.cleanup();
     const reward = this.rules.blockReward(block.header);
-    if (reward > 0n) await credit(vm, block.header.coinbase, reward);
+    // The fee recipient: the PoW beneficiary, or BFT's mining beneficiary when one is configured.
+    if (reward > 0n) await credit(vm, this.rules.feeRecipient(block.header), reward);
+  }
+
+  /**
+   * A block the library pays the engine's reward for: proof-of-authority blocks (BFT's `blockreward`)
+   * run as proof of work with the reward as the miner reward, paid to the view's coinbase (the fee
+   * recipient) after the transactions and withdrawals and before the state root is taken. A zero
+   * reward touches nothing, as Besu skips zero rewards.
+   */
+  private withEngineReward(vm: VM, view: Block): Block {
+    if (!this.rules.executionCommon || view.common.consensusType() === 'pow') return view;
+    const reward = this.rules.blockReward(view.header);
+    if (reward === 0n) return view;
+    // Every EIP that sets the miner reward (chainstart, Byzantium, Constantinople) gets this block's.
+    const value = reward.toString();
+    vm.common.updateParams({
+      1: { minerReward: value },
+      609: { minerReward: value },
+      1013: { minerReward: value },
+    });
+    return Object.create(view, { common: { value: vm.common } }) as Block;
   }
 
   /** The Common the VM executes with (see `ConsensusRules.executionCommon`), with fast EIP lookups. */
