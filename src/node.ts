@@ -237,6 +237,7 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
       nodeKey,
       // Mining and sealing pause while the node is behind its peers.
       isSyncing: () => network?.isSyncing ?? false,
+      network,
     });
     services.miner = producer?.miner;
     const bloomCache = new LogBloomCache(ctx.chain, config.dataPath);
@@ -462,7 +463,8 @@ function createNetwork(config: Config, ctx: ChainContext, pool: TxPool, nodeKey:
     networkId: config.networkId,
     pool,
     ethVersions: [68],
-    propagateBlocks: consensus === 'ethash' || consensus === 'clique',
+    // Blocks a BFT network agrees on reach the nodes outside the validator set by NewBlock.
+    propagateBlocks: ['ethash', 'clique', 'ibft2', 'qbft'].includes(consensus),
   });
 }
 

@@ -85,6 +85,26 @@ export class BlockImporter {
     });
   }
 
+  /**
+   * Checks and executes `block` on its parent's state without storing anything: what a BFT validator
+   * does with a proposal before it prepares. The execution can be stored later with `commitBuilt`
+   * once the block is sealed (sealing changes extraData only, not what executes). Throws
+   * `InvalidBlockError` for a block that fails its header checks or its execution.
+   */
+  executeWithoutStoring(block: Block): Promise<BuiltExecution> {
+    return this.enqueue(async () => {
+      const parent = this.checkHeader(block);
+      const batch = this.chain.newBatch();
+      try {
+        const execution = await this.processor.execute(block, parent, batch);
+        return { ...execution, stateWrites: batch };
+      } catch (err) {
+        if (err instanceof BlockExecutionError) throw this.invalid(block, err.reason);
+        throw err;
+      }
+    });
+  }
+
   /** Resolves once every queued import has finished. */
   async idle(): Promise<void> {
     await this.queue;
