@@ -11,7 +11,6 @@
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { Caches, type MerkleStateManager } from '@ethereumjs/statemanager';
 import {
   Account,
   Address,
@@ -24,6 +23,7 @@ import { createVM, encodeReceipt, runBlock, type VM } from '@ethereumjs/vm';
 import { AncestorHashes } from '../chain/ancestorHashes.js';
 import { bytesEqual, type ChainStore } from '../chain/chainStore.js';
 import type { WriteBatch } from '../db/database.js';
+import type { BlockState } from '../state/blockState.js';
 import type { WorldState } from '../state/worldState.js';
 import { useFastCommonLookups } from './commonLookups.js';
 import type { ConsensusRules } from './consensusRules.js';
@@ -55,8 +55,6 @@ export interface ReplayOptions<T> {
   inspect?: (vm: VM) => Promise<T>;
 }
 
-/** Accounts + slots + code entries the import caches may hold before they are dropped. */
-const MAX_CACHED_STATE_ENTRIES = 150_000;
 const BEACON_ROOTS_ADDRESS = createAddressFromString('0x000f3df6d732807ef1319fb7b8bb8522d0beac02');
 const GWEI = 1_000_000_000n;
 
@@ -65,10 +63,8 @@ class ReplayStop extends Error {}
 
 export class BlockProcessor {
   private vm: VM | undefined;
-  private state: MerkleStateManager | undefined;
-  private caches: Caches | undefined;
-  /** The state root the warm state is positioned on; undefined when unknown. */
-  private stateRoot: Uint8Array | undefined;
+  /** The warm state of import and the builder (kept from block to block; see `state/blockState.ts`). */
+  private state: BlockState | undefined;
   private readonly hashes: AncestorHashes;
 
   constructor(
@@ -108,9 +104,8 @@ export class BlockProcessor {
     } finally {
       detach?.();
     }
-    this.stateRoot = block.header.stateRoot;
+    state.commitBlock();
     this.world.store.drainInto(batch);
-    this.trimCaches();
     return {
       receipts: result.receipts.map((r, i) => encodeReceipt(r, block.transactions[i].type)),
       senders: block.transactions.map((tx) => tx.getSenderAddress()),
@@ -129,23 +124,15 @@ export class BlockProcessor {
     const { vm, state } = await this.positionOn(parent);
     try {
       const { result, stateRoot } = await work(vm);
+      // The committed layer now describes the built state; a child of the built block starts from it.
+      if (!bytesEqual(state.commitBlock(), stateRoot)) throw new Error('built state root differs');
       const stateWrites = this.chain.newBatch();
       this.world.store.drainInto(stateWrites);
-      // The caches now describe the built state; a child of the built block starts from them.
-      this.stateRoot = stateRoot;
       return { result, stateWrites };
     } catch (err) {
       await this.reset(state, parent);
       throw err;
     }
-  }
-
-  /** Drops the import caches once they pass a size (at a block boundary, where all is in the trie). */
-  trimCaches(): void {
-    const c = this.caches;
-    if (!c || !this.state) return;
-    const entries = (c.account?.size() ?? 0) + (c.storage?.size() ?? 0) + (c.code?.size() ?? 0);
-    if (entries > MAX_CACHED_STATE_ENTRIES) this.state.clearCaches();
   }
 
   /**
@@ -273,29 +260,27 @@ export class BlockProcessor {
     return recipient.equals(block.header.coinbase) ? block : withCoinbase(block, recipient);
   }
 
-  private async positionOn(parent: BlockHeader): Promise<{ vm: VM; state: MerkleStateManager }> {
-    if (!this.vm) {
-      this.caches = new Caches();
-      this.state = this.world.open(undefined, this.caches);
+  private async positionOn(parent: BlockHeader): Promise<{ vm: VM; state: BlockState }> {
+    if (!this.vm || !this.state) {
+      this.state = this.world.openBlockState(parent.stateRoot);
       this.vm = await createVM({
         common: this.executionCommon(),
         stateManager: this.state,
         blockchain: this.hashes as never,
       });
     }
-    const state = this.state as MerkleStateManager;
+    const state = this.state;
     this.hashes.tip = parent;
-    if (!this.stateRoot || !bytesEqual(this.stateRoot, parent.stateRoot)) {
-      await state.setStateRoot(parent.stateRoot, true);
-    }
+    // On the parent's root the committed layer stays warm; on any other it starts again.
+    state.reset(parent.stateRoot);
     return { vm: this.vm, state };
   }
 
-  /** After a failed execution: drop its pending nodes, put the state back on the parent. */
-  private async reset(state: MerkleStateManager, parent: BlockHeader): Promise<void> {
+  /** After a failed execution: drop its pending nodes and everything the state held of the block. */
+  private async reset(state: BlockState, parent: BlockHeader): Promise<void> {
     this.world.store.discard();
-    this.stateRoot = undefined;
-    await state.setStateRoot(parent.stateRoot, true).catch(() => undefined);
+    state.discard();
+    state.reset(parent.stateRoot);
   }
 }
 

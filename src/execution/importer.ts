@@ -131,7 +131,6 @@ export class BlockImporter {
     );
     const moved = wins ? this.chain.setHead(batch, block) : undefined;
     this.chain.db.commit(batch);
-    this.processor.trimCaches();
     if (moved) this.chain.headCommitted({ head: block, ...moved });
   }
 

@@ -22,8 +22,12 @@ export function bytesToHexKey(b: Uint8Array): string {
 
 export class TrieStore implements DB<string, Uint8Array> {
   private pending = new Map<string, Uint8Array>();
+  /** `getSync` as a free function (the synchronous trie readers take a loader). */
+  readonly load: (key: string) => Uint8Array | undefined;
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database) {
+    this.load = (key) => this.getSync(key);
+  }
 
   async get(key: string): Promise<Uint8Array | undefined> {
     return this.getSync(key);
@@ -35,6 +39,11 @@ export class TrieStore implements DB<string, Uint8Array> {
   }
 
   async put(key: string, value: Uint8Array): Promise<void> {
+    this.pending.set(key, value);
+  }
+
+  /** `put` without a promise, for the synchronous trie writer. */
+  putSync(key: string, value: Uint8Array): void {
     this.pending.set(key, value);
   }
 

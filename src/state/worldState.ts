@@ -16,6 +16,7 @@ import {
 } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
 import { Lru } from '../util/lru.js';
+import { BlockState } from './blockState.js';
 import { ContentCache, StateSnapshot } from './stateSnapshot.js';
 import type { TrieStore } from './trieStore.js';
 
@@ -84,6 +85,14 @@ export class WorldState {
       common: this.common,
       caches: caches === true ? new Caches() : caches === false ? undefined : caches,
     });
+  }
+
+  /**
+   * The state blocks execute on (import and the builder), positioned on `root`: writes grouped per
+   * block, their trie nodes pending in the store until the block's transaction takes them.
+   */
+  openBlockState(root: Uint8Array): BlockState {
+    return new BlockState(this.store, (r) => this.at(r), root);
   }
 
   /** Writes the genesis allocation and returns its state root. */
