@@ -24,6 +24,7 @@ import { AncestorHashes } from '../chain/ancestorHashes.js';
 import { bytesEqual, type ChainStore } from '../chain/chainStore.js';
 import type { WriteBatch } from '../db/database.js';
 import type { BlockState } from '../state/blockState.js';
+import type { StateChanges } from '../state/flatState.js';
 import type { WorldState } from '../state/worldState.js';
 import { useFastCommonLookups } from './commonLookups.js';
 import type { ConsensusRules } from './consensusRules.js';
@@ -35,6 +36,8 @@ export interface BlockExecution {
   /** Consensus-encoded receipts, in transaction order. */
   receipts: Uint8Array[];
   senders: Address[];
+  /** The accounts and slots the block changed (for the head's flat tables). */
+  changes?: StateChanges;
 }
 
 /** The block broke a consensus rule during execution (state root, receipts, gas, requests …). */
@@ -66,6 +69,8 @@ export class BlockProcessor {
   /** The warm state of import and the builder (kept from block to block; see `state/blockState.ts`). */
   private state: BlockState | undefined;
   private readonly hashes: AncestorHashes;
+  /** The changes of the last block the builder filled, by its state root. */
+  private built: { root: Uint8Array; changes: StateChanges } | undefined;
 
   constructor(
     private readonly chain: ChainStore,
@@ -104,11 +109,12 @@ export class BlockProcessor {
     } finally {
       detach?.();
     }
-    state.commitBlock();
+    const { changes } = state.commitBlock();
     this.world.store.drainInto(batch);
     return {
       receipts: result.receipts.map((r, i) => encodeReceipt(r, block.transactions[i].type)),
       senders: block.transactions.map((tx) => tx.getSenderAddress()),
+      changes,
     };
   }
 
@@ -125,7 +131,9 @@ export class BlockProcessor {
     try {
       const { result, stateRoot } = await work(vm);
       // The committed layer now describes the built state; a child of the built block starts from it.
-      if (!bytesEqual(state.commitBlock(), stateRoot)) throw new Error('built state root differs');
+      const built = state.commitBlock();
+      if (!bytesEqual(built.root, stateRoot)) throw new Error('built state root differs');
+      this.built = built;
       const stateWrites = this.chain.newBatch();
       this.world.store.drainInto(stateWrites);
       return { result, stateWrites };
@@ -133,6 +141,12 @@ export class BlockProcessor {
       await this.reset(state, parent);
       throw err;
     }
+  }
+
+  /** The changes of the built block with state root `root`, while it is the last one built. */
+  builtChanges(root: Uint8Array): StateChanges | undefined {
+    const built = this.built;
+    return built !== undefined && bytesEqual(built.root, root) ? built.changes : undefined;
   }
 
   /**

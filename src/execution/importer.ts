@@ -11,6 +11,7 @@ import type { VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from '../chain/errors.js';
 import type { WriteBatch } from '../db/database.js';
+import type { StateChanges } from '../state/flatState.js';
 import type { WorldState } from '../state/worldState.js';
 import { type BlockExecution, BlockExecutionError, BlockProcessor } from './blockProcessor.js';
 import type { ConsensusRules } from './consensusRules.js';
@@ -35,7 +36,7 @@ export class BlockImporter {
 
   constructor(
     private readonly chain: ChainStore,
-    world: WorldState,
+    private readonly world: WorldState,
     readonly rules: ConsensusRules,
     private readonly opts: ImporterOptions = {},
   ) {
@@ -67,7 +68,8 @@ export class BlockImporter {
     return this.enqueue(async () => {
       if (this.chain.hasBlock(block.hash())) return 'known' as const;
       this.checkHeader(block);
-      this.store(block, execution, execution.stateWrites);
+      const changes = execution.changes ?? this.processor.builtChanges(block.header.stateRoot);
+      this.store(block, { ...execution, changes }, execution.stateWrites);
       return 'imported' as const;
     });
   }
@@ -130,7 +132,17 @@ export class BlockImporter {
       },
     );
     const moved = wins ? this.chain.setHead(batch, block) : undefined;
+    // The head's flat tables follow it: in this transaction when the block extends the state they
+    // hold, else rebuilt from the new head's trie once it is committed.
+    const flat = this.world.flat;
+    const extendsFlat =
+      moved !== undefined &&
+      execution.changes !== undefined &&
+      flat.isAt(this.chain.getHeader(block.header.parentHash)?.stateRoot ?? new Uint8Array(0));
+    if (extendsFlat) flat.apply(batch, execution.changes as StateChanges, block.header.stateRoot);
     this.chain.db.commit(batch);
+    if (extendsFlat) flat.moved(block.header.stateRoot);
+    else if (moved) flat.rebuild(block.header.stateRoot);
     if (moved) this.chain.headCommitted({ head: block, ...moved });
   }
 

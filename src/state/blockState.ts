@@ -18,6 +18,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { CODEHASH_PREFIX, OriginalStorageCache } from '@ethereumjs/statemanager';
 import { Account, type Address, equalsBytes, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
+import type { StateChanges } from './flatState.js';
 import { MutableTrie, type NodeSink } from './mutableTrie.js';
 import type { StateSnapshot } from './stateSnapshot.js';
 import { bytesToHexKey, hexKeyToBytes, type TrieStore } from './trieStore.js';
@@ -48,8 +49,9 @@ type Undo =
 interface BlockStorageTrie {
   trie: MutableTrie;
   cleared: boolean;
-  /** The value last written into the trie per slot (hex). */
-  applied: Map<string, Uint8Array>;
+  hashedAddress: Uint8Array;
+  /** The hashed slot and the value last written into the trie, per slot (hex). */
+  applied: Map<string, [Uint8Array, Uint8Array]>;
 }
 
 function copyAccount(a: Account): Account {
@@ -85,7 +87,8 @@ export class BlockState implements StateManagerInterface {
 
   /** The tries. */
   private accountTrie: MutableTrie;
-  private appliedAccounts = new Map<string, Uint8Array>();
+  /** The hashed address and the leaf last written into the account trie, per address (hex). */
+  private appliedAccounts = new Map<string, [Uint8Array, Uint8Array]>();
   private blockTries = new Map<string, BlockStorageTrie>();
   /** Storage tries of earlier blocks, by address, at the storage root they were committed at. */
   private warmTries = new Map<string, MutableTrie>();
@@ -331,9 +334,11 @@ export class BlockState implements StateManagerInterface {
         ).serialize();
       }
       const last = this.appliedAccounts.get(key);
-      if (last === undefined ? d === undefined && !storageRoots.has(key) : equalsBytes(last, leaf)) continue;
-      this.accountTrie.put(keccak256(address), leaf);
-      this.appliedAccounts.set(key, leaf);
+      if (last === undefined ? d === undefined && !storageRoots.has(key) : equalsBytes(last[1], leaf))
+        continue;
+      const hashed = last?.[0] ?? keccak256(address);
+      this.accountTrie.put(hashed, leaf);
+      this.appliedAccounts.set(key, [hashed, leaf]);
     }
     this.computedRoot = this.accountTrie.commit(this.sink);
     return this.computedRoot;
@@ -353,7 +358,7 @@ export class BlockState implements StateManagerInterface {
         trie = warm !== undefined && equalsBytes(warm.committedRoot, root) ? warm : undefined;
         trie ??= new MutableTrie(root, this.store.load);
       }
-      bt = { trie, cleared, applied: new Map() };
+      bt = { trie, cleared, hashedAddress: keccak256(hexKeyToBytes(key)), applied: new Map() };
       this.blockTries.set(key, bt);
     }
     const slots = this.dStorage.get(key);
@@ -362,43 +367,44 @@ export class BlockState implements StateManagerInterface {
     for (const [slotKey, last] of bt.applied) {
       if (slots?.has(slotKey)) continue;
       const committed = cleared ? EMPTY : this.committedSlot(key, address, slotKey, hexKeyToBytes(slotKey));
-      if (!equalsBytes(committed, last)) this.putSlot(bt.trie, slotKey, committed);
+      if (!equalsBytes(committed, last[1])) putSlot(bt.trie, last[0], committed);
       bt.applied.delete(slotKey);
     }
     if (slots !== undefined) {
       for (const [slotKey, value] of slots) {
         const last = bt.applied.get(slotKey);
-        if (last !== undefined && equalsBytes(last, value)) continue;
-        this.putSlot(bt.trie, slotKey, value);
-        bt.applied.set(slotKey, value);
+        if (last !== undefined && equalsBytes(last[1], value)) continue;
+        const hashed = last?.[0] ?? keccak256(hexKeyToBytes(slotKey));
+        putSlot(bt.trie, hashed, value);
+        bt.applied.set(slotKey, [hashed, value]);
       }
     }
     return bt.trie.commit(this.sink);
-  }
-
-  private putSlot(trie: MutableTrie, slotKey: string, value: Uint8Array): void {
-    trie.put(keccak256(hexKeyToBytes(slotKey)), value.length === 0 ? EMPTY : RLP.encode(value));
   }
 
   /**
    * The block is accepted: its writes become the committed layer at the root `getStateRoot`
    * computed (the caller has checked it against the header).
    */
-  commitBlock(): Uint8Array {
+  commitBlock(): { root: Uint8Array; changes: StateChanges } {
     const root = this.stateRootSync();
+    const changes: StateChanges = { accounts: [], cleared: [], storage: [] };
     for (const [key, bt] of this.blockTries) {
       let slots = this.cStorage.get(key);
       if (bt.cleared || slots === undefined) {
         slots = new Map();
         this.cStorage.set(key, slots);
       }
-      for (const [slotKey, value] of bt.applied) {
+      if (bt.cleared) changes.cleared.push(bt.hashedAddress);
+      for (const [slotKey, [hashed, value]] of bt.applied) {
         slots.set(slotKey, value);
         this.cEntries++;
+        changes.storage.push([bt.hashedAddress, hashed, value]);
       }
       this.warmTries.set(key, bt.trie);
     }
-    for (const [key, leaf] of this.appliedAccounts) {
+    for (const [key, [hashed, leaf]] of this.appliedAccounts) {
+      changes.accounts.push([hashed, leaf]);
       this.cAccounts.set(key, leaf.length === 0 ? null : accountFromLeaf(leaf));
       this.cEntries++;
       if (leaf.length === 0) {
@@ -412,7 +418,7 @@ export class BlockState implements StateManagerInterface {
     this.snapshot = this.snapshotAt(root);
     this.clearBlock();
     this.bound();
-    return root;
+    return { root, changes };
   }
 
   /** Drops the block layer (the committed layer stays). */
@@ -487,6 +493,10 @@ export class BlockState implements StateManagerInterface {
   shallowCopy(): StateManagerInterface {
     return new BlockState(this.store, this.snapshotAt, this.root);
   }
+}
+
+function putSlot(trie: MutableTrie, hashedSlot: Uint8Array, value: Uint8Array): void {
+  trie.put(hashedSlot, value.length === 0 ? EMPTY : RLP.encode(value));
 }
 
 function accountFromLeaf(leaf: Uint8Array): Account {

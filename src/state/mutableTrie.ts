@@ -138,7 +138,7 @@ export class MutableTrie {
       return ref;
     }
     // A root under 32 bytes is still stored by its hash.
-    const rlp = RLP.encode(ref as never);
+    const rlp = encodeNode(ref as RawNode[]);
     const hash = keccak256(rlp);
     sink(bytesToHexKey(hash), rlp);
     root.ref = hash;
@@ -317,7 +317,7 @@ export class MutableTrie {
       }
       raw[16] = (node as Branch).value ?? EMPTY;
     }
-    const rlp = RLP.encode(raw as never);
+    const rlp = encodeNode(raw);
     if (rlp.length < 32) {
       node.ref = raw;
       return raw;
@@ -327,4 +327,62 @@ export class MutableTrie {
     node.ref = hash;
     return hash;
   }
+}
+
+/** RLP of a node's raw form, written in one buffer (the generic encoder allocates per item). */
+function encodeNode(raw: RawNode[]): Uint8Array {
+  let payload = 0;
+  for (let i = 0; i < raw.length; i++) payload += itemLength(raw[i]);
+  const out = new Uint8Array(headerLength(payload) + payload);
+  let pos = writeHeader(out, 0, payload, 0xc0);
+  for (let i = 0; i < raw.length; i++) pos = writeItem(out, pos, raw[i]);
+  return out;
+}
+
+function headerLength(length: number): number {
+  if (length < 56) return 1;
+  let n = 1;
+  for (let l = length; l > 255; l >>>= 8) n++;
+  return 1 + n;
+}
+
+function writeHeader(out: Uint8Array, pos: number, length: number, base: number): number {
+  if (length < 56) {
+    out[pos] = base + length;
+    return pos + 1;
+  }
+  const n = headerLength(length) - 1;
+  out[pos] = base + 55 + n;
+  for (let i = n; i > 0; i--) {
+    out[pos + i] = length & 255;
+    length >>>= 8;
+  }
+  return pos + 1 + n;
+}
+
+function itemLength(item: RawNode): number {
+  if (item instanceof Uint8Array) {
+    if (item.length === 1 && item[0] < 0x80) return 1;
+    return headerLength(item.length) + item.length;
+  }
+  let payload = 0;
+  for (let i = 0; i < item.length; i++) payload += itemLength(item[i]);
+  return headerLength(payload) + payload;
+}
+
+function writeItem(out: Uint8Array, pos: number, item: RawNode): number {
+  if (item instanceof Uint8Array) {
+    if (item.length === 1 && item[0] < 0x80) {
+      out[pos] = item[0];
+      return pos + 1;
+    }
+    pos = writeHeader(out, pos, item.length, 0x80);
+    out.set(item, pos);
+    return pos + item.length;
+  }
+  let payload = 0;
+  for (let i = 0; i < item.length; i++) payload += itemLength(item[i]);
+  pos = writeHeader(out, pos, payload, 0xc0);
+  for (let i = 0; i < item.length; i++) pos = writeItem(out, pos, item[i]);
+  return pos;
 }

@@ -107,3 +107,53 @@ function resolve(load: NodeLoader, ref: Uint8Array, visited: Uint8Array[] | unde
   visited?.push(raw);
   return RLP.decode(raw) as RawNode[];
 }
+
+/**
+ * Every (key, value) of the trie at `root`, in key order; keys are the 32-byte paths (the hashed
+ * keys of a secure trie).
+ */
+export function* trieEntriesSync(load: NodeLoader, root: Uint8Array): Generator<[Uint8Array, Uint8Array]> {
+  if (equalsBytes(root, KECCAK256_RLP)) return;
+  const path: number[] = [];
+  yield* entries(load, resolve(load, root, undefined), path);
+}
+
+function* entries(load: NodeLoader, node: RawNode[], path: number[]): Generator<[Uint8Array, Uint8Array]> {
+  if (node.length === 17) {
+    const v = node[16] as Uint8Array;
+    if (v.length > 0) yield [pathBytes(path), v];
+    for (let i = 0; i < 16; i++) {
+      const child = node[i];
+      if (child instanceof Uint8Array && child.length === 0) continue;
+      path.push(i);
+      yield* entries(
+        load,
+        child instanceof Uint8Array ? resolve(load, child, undefined) : (child as RawNode[]),
+        path,
+      );
+      path.pop();
+    }
+    return;
+  }
+  const encoded = node[0] as Uint8Array;
+  const flag = encoded[0] >> 4;
+  const start = path.length;
+  if (flag & 1) path.push(encoded[0] & 15);
+  for (let b = 1; b < encoded.length; b++) path.push(encoded[b] >> 4, encoded[b] & 15);
+  if (flag >= 2) yield [pathBytes(path), node[1] as Uint8Array];
+  else {
+    const child = node[1];
+    yield* entries(
+      load,
+      child instanceof Uint8Array ? resolve(load, child, undefined) : (child as RawNode[]),
+      path,
+    );
+  }
+  path.length = start;
+}
+
+function pathBytes(path: number[]): Uint8Array {
+  const out = new Uint8Array(path.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = (path[2 * i] << 4) | path[2 * i + 1];
+  return out;
+}

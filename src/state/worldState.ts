@@ -17,6 +17,7 @@ import {
 import { keccak256 } from '../crypto/index.js';
 import { Lru } from '../util/lru.js';
 import { BlockState } from './blockState.js';
+import { FlatState } from './flatState.js';
 import { ContentCache, StateSnapshot } from './stateSnapshot.js';
 import type { TrieStore } from './trieStore.js';
 
@@ -36,12 +37,15 @@ export class WorldState {
   private last: StateSnapshot | undefined;
   /** Storage and code shared by every snapshot. */
   readonly content: ContentCache;
+  /** The head state's flat tables. */
+  readonly flat: FlatState;
 
   constructor(
     readonly store: TrieStore,
     private readonly common: Common,
   ) {
     this.content = new ContentCache(store);
+    this.flat = new FlatState(store.db, store);
   }
 
   /**
@@ -55,7 +59,7 @@ export class WorldState {
     const key = Buffer.from(root.buffer, root.byteOffset, root.length).toString('hex');
     let snapshot = this.snapshots.get(key);
     if (!snapshot) {
-      snapshot = new StateSnapshot(this.content, root.slice());
+      snapshot = new StateSnapshot(this.content, root.slice(), this.flat);
       this.snapshots.set(key, snapshot);
     }
     this.last = snapshot;
