@@ -167,6 +167,7 @@ export const STORES = [
   'trie', // state trie nodes and contract code, by hash (archive: never deleted)
   'flatAccounts', // keccak(address) → account RLP, of the state named by meta flatRoot
   'flatStorage', // keccak(address) ‖ keccak(slot) → value (leading zeros stripped), same state
+  'stateChanges', // block hash → the hashed keys of the accounts and slots the block changed
   'meta', // small named values: head, genesis, safe, finalized, schema, flatRoot
 ] as const;
 export type StoreName = (typeof STORES)[number];

@@ -11,7 +11,7 @@ import type { VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from '../chain/errors.js';
 import type { WriteBatch } from '../db/database.js';
-import type { StateChanges } from '../state/flatState.js';
+import { FlatState } from '../state/flatState.js';
 import type { WorldState } from '../state/worldState.js';
 import { type BlockExecution, BlockExecutionError, BlockProcessor } from './blockProcessor.js';
 import type { ConsensusRules } from './consensusRules.js';
@@ -133,17 +133,39 @@ export class BlockImporter {
     );
     const moved = wins ? this.chain.setHead(batch, block) : undefined;
     // The head's flat tables follow it: in this transaction when the block extends the state they
-    // hold, else rebuilt from the new head's trie once it is committed.
+    // hold; after a reorganisation, from the changed keys of the blocks taken off and put on, once
+    // the new head's trie is committed; else rebuilt from that trie.
     const flat = this.world.flat;
+    const changes = execution.changes;
+    if (changes) batch.put('stateChanges', block.hash(), FlatState.encodeKeys(changes));
+    const parentRoot = this.chain.getHeader(block.header.parentHash)?.stateRoot;
     const extendsFlat =
-      moved !== undefined &&
-      execution.changes !== undefined &&
-      flat.isAt(this.chain.getHeader(block.header.parentHash)?.stateRoot ?? new Uint8Array(0));
-    if (extendsFlat) flat.apply(batch, execution.changes as StateChanges, block.header.stateRoot);
+      moved !== undefined && changes !== undefined && parentRoot !== undefined && flat.isAt(parentRoot);
+    if (extendsFlat) flat.apply(batch, changes, block.header.stateRoot);
     this.chain.db.commit(batch);
     if (extendsFlat) flat.moved(block.header.stateRoot);
-    else if (moved) flat.rebuild(block.header.stateRoot);
+    else if (moved) this.catchUpFlat(block, moved);
     if (moved) this.chain.headCommitted({ head: block, ...moved });
+  }
+
+  /** After a reorganisation: the flat tables from the changed keys, or rebuilt when some are missing. */
+  private catchUpFlat(head: Block, moved: { added: Block[]; removed: Block[] }): void {
+    const flat = this.world.flat;
+    const root = head.header.stateRoot;
+    const fork =
+      moved.removed.length > 0
+        ? moved.removed[0].header
+        : this.chain.getHeader(moved.added[0].header.parentHash);
+    const keys: Uint8Array[] = [];
+    let complete = fork !== undefined && flat.isAt(fork.stateRoot);
+    for (const b of [...moved.removed, ...moved.added]) {
+      if (!complete) break;
+      const k = this.chain.db.get('stateChanges', b.hash());
+      if (k === undefined) complete = false;
+      else keys.push(k);
+    }
+    if (complete) flat.catchUp(root, keys);
+    else flat.rebuild(root);
   }
 
   private invalid(block: Block, reason: string): InvalidBlockError {

@@ -14,7 +14,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { type Account, createAccountFromRLP, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
 import { type Database, metaKey, WriteBatch } from '../db/database.js';
-import { trieEntriesSync } from './syncTrie.js';
+import { trieEntriesSync, trieGetHashedSync } from './syncTrie.js';
 import type { TrieStore } from './trieStore.js';
 
 const FLAT_ROOT = metaKey('flatRoot');
@@ -100,6 +100,72 @@ export class FlatState {
       else batch.put('flatStorage', slotKey(hashed, slot), value);
     }
     batch.put('meta', FLAT_ROOT, root);
+  }
+
+  /** The keys a block changed, as stored beside it for reorganisations (see `catchUp`). */
+  static encodeKeys(changes: StateChanges): Uint8Array {
+    return RLP.encode([
+      changes.accounts.map(([hashed]) => hashed),
+      changes.cleared,
+      changes.storage.map(([hashed, slot]) => slotKey(hashed, slot)),
+    ]);
+  }
+
+  /**
+   * Moves the tables from the state they hold to `root` after a reorganisation, rewriting only what
+   * the blocks taken off and put on the canonical chain changed (`keys`: their `encodeKeys`), read
+   * from the trie at `root` (committed). One transaction.
+   */
+  catchUp(root: Uint8Array, keys: Uint8Array[]): void {
+    const accounts = new Map<string, Uint8Array>();
+    const cleared = new Map<string, Uint8Array>();
+    const slots = new Map<string, Uint8Array>();
+    const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.length).toString('hex');
+    for (const encoded of keys) {
+      const [a, c, s] = RLP.decode(encoded) as unknown as Uint8Array[][];
+      for (const k of a) accounts.set(hex(k), k);
+      for (const k of c) cleared.set(hex(k), k);
+      for (const k of s) slots.set(hex(k), k);
+    }
+    const load = this.store.load;
+    const batch = new WriteBatch();
+    const storageRoots = new Map<string, Uint8Array>();
+    const storageRootOf = (hashed: Uint8Array): Uint8Array => {
+      const key = hex(hashed);
+      let r = storageRoots.get(key);
+      if (r === undefined) {
+        const leaf = trieGetHashedSync(load, root, hashed);
+        r = leaf === null ? KECCAK256_RLP : (RLP.decode(leaf) as Uint8Array[])[2];
+        storageRoots.set(key, r);
+      }
+      return r;
+    };
+    for (const hashed of accounts.values()) {
+      const leaf = trieGetHashedSync(load, root, hashed);
+      if (leaf === null) batch.del('flatAccounts', hashed);
+      else batch.put('flatAccounts', hashed, leaf);
+    }
+    for (const [key, hashed] of cleared) {
+      for (const { key: k } of this.db.range(
+        'flatStorage',
+        slotKey(hashed, new Uint8Array(32)),
+        rangeEnd(hashed),
+      ))
+        batch.del('flatStorage', k);
+      for (const [slot, value] of trieEntriesSync(load, storageRootOf(hashed)))
+        batch.put('flatStorage', slotKey(hashed, slot), RLP.decode(value) as Uint8Array);
+      storageRoots.set(key, storageRootOf(hashed));
+    }
+    for (const k of slots.values()) {
+      const hashed = k.subarray(0, 32);
+      if (cleared.has(hex(hashed))) continue;
+      const raw = trieGetHashedSync(load, storageRootOf(hashed), k.subarray(32));
+      if (raw === null) batch.del('flatStorage', k);
+      else batch.put('flatStorage', k, RLP.decode(raw) as Uint8Array);
+    }
+    batch.put('meta', FLAT_ROOT, root);
+    this.db.commit(batch);
+    this.flatRoot = root.slice();
   }
 
   /** The batch `apply` filled is committed. */

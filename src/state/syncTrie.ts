@@ -29,7 +29,16 @@ function nibblesOf(key: Uint8Array): Uint8Array {
  * needs is missing from the store (a pruned or unknown root), as the asynchronous trie does.
  */
 export function trieGetSync(load: NodeLoader, root: Uint8Array, key: Uint8Array): Uint8Array | null {
-  return walk(load, root, key, undefined);
+  return walk(load, root, keccak256(key), undefined);
+}
+
+/** `trieGetSync` for a key already hashed (its 32-byte path). */
+export function trieGetHashedSync(
+  load: NodeLoader,
+  root: Uint8Array,
+  hashedKey: Uint8Array,
+): Uint8Array | null {
+  return walk(load, root, hashedKey, undefined);
 }
 
 /**
@@ -39,18 +48,18 @@ export function trieGetSync(load: NodeLoader, root: Uint8Array, key: Uint8Array)
  */
 export function trieProofSync(load: NodeLoader, root: Uint8Array, key: Uint8Array): Uint8Array[] {
   const nodes: Uint8Array[] = [];
-  walk(load, root, key, nodes);
+  walk(load, root, keccak256(key), nodes);
   return nodes;
 }
 
 function walk(
   load: NodeLoader,
   root: Uint8Array,
-  key: Uint8Array,
+  hashedKey: Uint8Array,
   visited: Uint8Array[] | undefined,
 ): Uint8Array | null {
   if (equalsBytes(root, KECCAK256_RLP)) return null;
-  const path = nibblesOf(keccak256(key));
+  const path = nibblesOf(hashedKey);
   let pos = 0;
   let node = resolve(load, root, visited);
   for (;;) {
