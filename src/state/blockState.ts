@@ -27,9 +27,9 @@ const EMPTY = new Uint8Array(0);
 const CODE_PREFIX_HEX = bytesToHexKey(CODEHASH_PREFIX);
 
 /** Committed accounts plus slots kept before the maps are dropped (at a block boundary). */
-const MAX_COMMITTED_ENTRIES = 400_000;
+const MAX_COMMITTED_ENTRIES = 200_000;
 /** Trie nodes the warm tries may have loaded before they start again from their roots. */
-const MAX_LOADED_NODES = 300_000;
+const MAX_LOADED_NODES = 100_000;
 const MAX_CODE_BYTES = 32 << 20;
 
 /** Reads of the committed state at a root (the world state's snapshot of that root). */

@@ -103,7 +103,7 @@ function prefixLength(a: Uint8Array, b: Uint8Array, bStart: number): number {
 export class MutableTrie {
   private root: Node | null;
   private rootHash: Uint8Array;
-  /** Nodes decoded from the store since the trie was last reset (a bound on its memory). */
+  /** Nodes decoded from the store or encoded since the trie was created (a bound on its memory). */
   loaded = 0;
 
   constructor(
@@ -318,6 +318,7 @@ export class MutableTrie {
       raw[16] = (node as Branch).value ?? EMPTY;
     }
     const rlp = encodeNode(raw);
+    this.loaded++;
     if (rlp.length < 32) {
       node.ref = raw;
       return raw;
