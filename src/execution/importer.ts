@@ -11,6 +11,7 @@ import type { VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from '../chain/errors.js';
 import type { WriteBatch } from '../db/database.js';
+import { logger } from '../log.js';
 import { FlatState } from '../state/flatState.js';
 import type { WorldState } from '../state/worldState.js';
 import { type BlockExecution, BlockExecutionError, BlockProcessor } from './blockProcessor.js';
@@ -23,6 +24,8 @@ export interface ImporterOptions {
 }
 
 export type ImportResult = 'imported' | 'known';
+
+const log = logger('state');
 
 /** The execution outputs of a block built locally, kept until it is sealed and committed. */
 export interface BuiltExecution extends BlockExecution {
@@ -41,6 +44,14 @@ export class BlockImporter {
     private readonly opts: ImporterOptions = {},
   ) {
     this.processor = new BlockProcessor(chain, world, rules);
+    chain.on('newHead', (e) => {
+      try {
+        this.followHead(e.head, e);
+      } catch (err) {
+        // The tables keep naming the state they hold: reads at the head go to the trie meanwhile.
+        log.error({ err }, 'Moving the flat state tables to the new head failed');
+      }
+    });
   }
 
   /** Imports blocks one after another; imports never interleave. `tracer` sees this block's execution. */
@@ -133,8 +144,7 @@ export class BlockImporter {
     );
     const moved = wins ? this.chain.setHead(batch, block) : undefined;
     // The head's flat tables follow it: in this transaction when the block extends the state they
-    // hold; after a reorganisation, from the changed keys of the blocks taken off and put on, once
-    // the new head's trie is committed; else rebuilt from that trie.
+    // hold, else once the head is committed (see `followHead`).
     const flat = this.world.flat;
     const changes = execution.changes;
     if (changes) batch.put('stateChanges', block.hash(), FlatState.encodeKeys(changes));
@@ -144,14 +154,18 @@ export class BlockImporter {
     if (extendsFlat) flat.apply(batch, changes, block.header.stateRoot);
     this.chain.db.commit(batch);
     if (extendsFlat) flat.moved(block.header.stateRoot);
-    else if (moved) this.catchUpFlat(block, moved);
     if (moved) this.chain.headCommitted({ head: block, ...moved });
   }
 
-  /** After a reorganisation: the flat tables from the changed keys, or rebuilt when some are missing. */
-  private catchUpFlat(head: Block, moved: { added: Block[]; removed: Block[] }): void {
+  /**
+   * Any head move the block's own transaction did not bring the flat tables along (a reorganisation,
+   * a head set by fork choice): they move by the changed keys of the blocks taken off and put on,
+   * read from the new head's committed trie, or are rebuilt from it when some keys are missing.
+   */
+  private followHead(head: Block, moved: { added: Block[]; removed: Block[] }): void {
     const flat = this.world.flat;
     const root = head.header.stateRoot;
+    if (flat.isAt(root)) return;
     const fork =
       moved.removed.length > 0
         ? moved.removed[0].header
