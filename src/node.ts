@@ -123,6 +123,13 @@ export async function openChain(
     const alloc = new Map<string, GenesisAccount>();
     for (const [address, acc] of config.genesis.alloc) alloc.set(address, acc);
     await initGenesis(chain, world, { header: genesisHeaderFields(config.genesis), alloc });
+    // The head's flat tables: missing in a data directory written before they existed, or left at
+    // another state by a stop between a reorganisation and their rebuild.
+    const headRoot = chain.headHeader().stateRoot;
+    if (!world.flat.isAt(headRoot)) {
+      logger('state').info('Building the flat state tables from the head state trie');
+      world.flat.rebuild(headRoot);
+    }
     const engine = createConsensusEngine(config.genesis, {
       chain,
       dataPath: config.dataPath,
