@@ -25,12 +25,9 @@ import { BlockImporter } from './execution/importer.js';
 import { CallSimulator } from './execution/simulator.js';
 import { BLOCKS_PER_SEGMENT, LogBloomCache } from './filters/bloomCache.js';
 import { FilterManager, type FilterManagerOptions } from './filters/manager.js';
-import { startGraphQLServer } from './graphql/server.js';
 import { logger, setLogFormat, setLogLevel } from './log.js';
 import { startMetrics } from './metrics/index.js';
-import { parseEnode } from './p2p/enode.js';
-import { NetworkService } from './p2p/network.js';
-import { readStaticNodes } from './p2p/staticNodes.js';
+import type { NetworkService } from './p2p/network.js';
 import { PluginService } from './plugins/service.js';
 import { createAuth } from './rpc/auth/index.js';
 import { createRpcCaches } from './rpc/caches.js';
@@ -220,7 +217,7 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
       clique: engine.apis.clique,
     };
     // The P2P network is built here and started by `startNode`.
-    const network = config.p2pEnabled ? createNetwork(config, ctx, txPool, nodeKey) : undefined;
+    const network = config.p2pEnabled ? await createNetwork(config, ctx, txPool, nodeKey) : undefined;
     services.network = network;
     const producer = engine.createProducer?.({
       config,
@@ -387,6 +384,8 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       });
     }
     if (config.graphqlHttpEnabled) {
+      // GraphQL (graphql-js and the schema) is loaded only when its server is enabled.
+      const { startGraphQLServer } = await import('./graphql/server.js');
       const graphql = await startGraphQLServer({
         host: config.graphqlHttpHost,
         port: config.graphqlHttpPort,
@@ -431,8 +430,21 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   };
 }
 
-/** The P2P network: host, eth protocol, sync and gossip, from the P2P options and static-nodes.json. */
-function createNetwork(config: Config, ctx: ChainContext, pool: TxPool, nodeKey: Uint8Array): NetworkService {
+/**
+ * The P2P network: host, eth protocol, sync and gossip, from the P2P options and static-nodes.json.
+ * Loaded on demand: a node started with --p2p-enabled=false never loads the devp2p stack.
+ */
+async function createNetwork(
+  config: Config,
+  ctx: ChainContext,
+  pool: TxPool,
+  nodeKey: Uint8Array,
+): Promise<NetworkService> {
+  const [{ NetworkService }, { parseEnode }, { readStaticNodes }] = await Promise.all([
+    import('./p2p/network.js'),
+    import('./p2p/enode.js'),
+    import('./p2p/staticNodes.js'),
+  ]);
   const genesisHash = ctx.chain.genesisHash() as Uint8Array;
   const wildcard = config.p2pInterface === '0.0.0.0' || config.p2pInterface === '::';
   const consensus = config.genesis.config.consensus;
