@@ -13,8 +13,9 @@ import { FeeOracle } from './chain/fees.js';
 import { ForkIdService } from './chain/forkId.js';
 import { initGenesis } from './chain/genesis.js';
 import { checkBlockFile, readBlockFile, writeBlockFile } from './chain/rlpFile.js';
+import { ConfigError } from './config/errors.js';
 import { createCommon, genesisHeaderFields } from './config/genesis.js';
-import type { Config } from './config/types.js';
+import { type Config, RPC_API_GROUPS } from './config/types.js';
 import type { ConsensusEngine, NodeProducer } from './consensus/engine.js';
 import { createConsensusEngine } from './consensus/factory.js';
 import { customCrypto, getKzg } from './crypto/index.js';
@@ -317,8 +318,10 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       plugins: config.plugins,
       continueOnError: config.pluginContinueOnError,
       args: opts.pluginArgs ?? new Map(),
+      fileArgs: config.pluginFileOptions,
       env: process.env,
     });
+    checkApiLists(config, plugins);
     services.plugins = plugins;
     closers.push(() => plugins.stop());
     const methods = metrics.instrument([...allMethods, ...pluginRpcMethods(plugins.methods())]);
@@ -428,6 +431,25 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       await backend.close();
     },
   };
+}
+
+/**
+ * Entries of --rpc-http-api / --rpc-ws-api that are not API groups must name a loaded plugin's
+ * namespace (Besu checks them once its plugins have registered their methods).
+ */
+function checkApiLists(config: Config, plugins: PluginService): void {
+  const groups: readonly string[] = RPC_API_GROUPS;
+  for (const [option, list] of [
+    ['--rpc-http-api', config.rpcHttpApi],
+    ['--rpc-ws-api', config.rpcWsApi],
+  ] as const) {
+    const invalid = list.filter((api) => !groups.includes(api) && !plugins.hasNamespace(api));
+    if (invalid.length > 0) {
+      throw new ConfigError(
+        `Invalid value for option '${option}': invalid entries found [${invalid.join(', ')}]`,
+      );
+    }
+  }
 }
 
 /**
