@@ -7,16 +7,16 @@
  * withdrawals, the engine's reward) are the block processor's. The engine seals the block;
  * `BlockImporter.commitBuilt` stores it without executing it again.
  */
-import { Block, type BlockHeader, createBlockHeader, genTransactionsTrieRoot } from '@ethereumjs/block';
+import { Block, type BlockHeader, createBlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
 import { Blob4844Tx, createMinimal4844TxFromNetworkWrapper, type TypedTransaction } from '@ethereumjs/tx';
 import { type Address, KECCAK256_RLP } from '@ethereumjs/util';
 import { Bloom, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
+import { keccak256 } from '../crypto/index.js';
 import type { BlockImporter, BuiltExecution } from '../execution/importer.js';
 import type { PooledTx, TxPool } from '../txpool/pool.js';
+import { orderedTrieRoot } from '../util/orderedTrieRoot.js';
 import type { SealingEngine } from './engine.js';
 import { effectiveTip, maxFeePerGas, TxSelection } from './selection.js';
 
@@ -135,7 +135,11 @@ export class BlockBuilder {
       }
     });
 
-    const transactionsTrie = await genTransactionsTrieRoot(result.txs, new MerklePatriciaTrie({ common }));
+    // One synchronous pass over the encoded transactions (the library trie costs ~0.7 ms per entry).
+    const transactionsTrie = orderedTrieRoot(
+      result.txs.map((tx) => tx.serialize()),
+      keccak256,
+    );
     const header = createBlockHeader(
       {
         ...headerData,
@@ -177,7 +181,6 @@ export class BlockBuilder {
     const txs: TypedTransaction[] = [];
     const receipts: Uint8Array[] = [];
     const senders: Address[] = [];
-    const receiptTrie = new MerklePatriciaTrie({ common });
     const bloom = new Bloom(undefined, common);
     let gasUsed = 0n;
     let regularGas = 0n;
@@ -232,7 +235,6 @@ export class BlockBuilder {
       blobGasUsed += txBlobGas;
       bloom.or(res.bloom);
       const encoded = encodeReceipt(res.receipt, tx.type);
-      await receiptTrie.put(RLP.encode(txs.length), encoded);
       txs.push(included);
       receipts.push(encoded);
       senders.push(entry.sender);
@@ -245,7 +247,7 @@ export class BlockBuilder {
       gasUsed,
       blobGasUsed,
       bloom: bloom.bitvector,
-      receiptsRoot: txs.length > 0 ? receiptTrie.root() : KECCAK256_RLP,
+      receiptsRoot: orderedTrieRoot(receipts, keccak256),
     };
   }
 }
