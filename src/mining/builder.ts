@@ -116,7 +116,7 @@ export class BlockBuilder {
     const execHeader = engine.executionHeader ? engine.executionHeader(draft) : draft;
     const execBlock = new Block(execHeader, [], [], common.isActivatedEIP(4895) ? [] : undefined);
 
-    const pending = this.pool ? [...this.pool.content().pending.values()] : [];
+    const pending = this.pool ? this.pool.pendingLanes() : [];
     const processor = this.importer.processor;
     const { result, stateWrites } = await this.importer.executeOnParent(parent, async (vm) => {
       vm.common.setHardforkBy({ blockNumber: number, timestamp });
