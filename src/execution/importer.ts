@@ -165,9 +165,9 @@ export class BlockImporter {
       const execution = await this.processor.execute(block, parent, batch);
       const td = (this.chain.getTotalDifficulty(block.header.parentHash) ?? 0n) + block.header.difficulty;
       this.chain.putBlock(batch, block, td, execution.receipts, execution.senders);
+      if (execution.changes) batch.put('stateChanges', block.hash(), FlatState.encodeKeys(execution.changes));
       const moved = this.chain.setHead(batch, block);
       this.chain.db.commit(batch);
-      this.processor.trimCaches();
       this.chain.headCommitted({ head: block, ...moved });
     });
   }
