@@ -5,6 +5,11 @@
  *   alder [options] blocks import --from=FILE...     import RLP-encoded blocks
  *   alder [options] blocks export --to=FILE [--start-block=N] [--end-block=M]
  *   alder [options] operator generate-log-bloom-cache [--start-block=N] [--end-block=M]
+ *   alder dev-network [--consensus=qbft|ibft2] [--validators=4] [--data-path=DIR]
+ *                                                    a local BFT network until Ctrl-C
+      );
+    });
+
  *   alder operator generate-blockchain-config --config-file=FILE --to=DIR [--genesis-file-name=NAME]
  *         [--private-key-file-name=NAME] [--public-key-file-name=NAME]
  *   alder password hash --password=PASSWORD          print a bcrypt hash for a credentials file
@@ -96,7 +101,7 @@ function buildProgram(io: CliIo, pluginArgs: ReadonlyMap<string, string>): Comma
     if (cmd.args[0] === 'help') program.help();
     if (cmd.args.length > 0) {
       throw new ConfigError(
-        `Unknown command '${cmd.args[0]}' (commands: blocks, operator, password, public-key, rlp; see alder --help)`,
+        `Unknown command '${cmd.args[0]}' (commands: blocks, dev-network, operator, password, public-key, rlp; see alder --help)`,
       );
     }
     await runNode(config(), io, pluginArgs);
@@ -215,6 +220,49 @@ function buildProgram(io: CliIo, pluginArgs: ReadonlyMap<string, string>): Comma
       }
       io.stdout.write(
         `Wrote the log blooms of blocks ${summary.from} to ${summary.to} in ${summary.segments} segment file${summary.segments === 1 ? '' : 's'} under ${summary.dir}\n`,
+      );
+    });
+
+  program
+    .command('dev-network')
+    .description(
+      'Start a local IBFT 2.0 or QBFT network of validator nodes on 127.0.0.1 until Ctrl-C (keys, genesis and data under --data-path)',
+    )
+    .addOption(new Option('--consensus <NAME>', 'qbft or ibft2').default('qbft'))
+    .addOption(new Option('--validators <COUNT>', 'Number of validator nodes (1 to 16)').default('4'))
+    .addOption(new Option('--data-path <PATH>', 'Directory of the network (default: a new temporary one)'))
+    .addOption(new Option('--block-period <SECONDS>', 'blockperiodseconds of the genesis').default('1'))
+    .addOption(new Option('--request-timeout <SECONDS>', 'requesttimeoutseconds of the genesis').default('1'))
+    .addOption(new Option('--chain-id <ID>', 'Chain id of the genesis').default('1337'))
+    .allowExcessArguments(true)
+    .exitOverride()
+    .action(async (opts: Record<string, string>, cmd: Command) => {
+      const consensus = String(opts.consensus).toLowerCase();
+      if (consensus !== 'qbft' && consensus !== 'ibft2')
+        throw new ConfigError(`Invalid value for option '--consensus': '${opts.consensus}' (qbft or ibft2)`);
+      const int = (v: string, name: string, min: number) => {
+        if (!/^[0-9]+$/.test(String(v)) || Number(v) < min)
+          throw new ConfigError(`Invalid value for option '${name}': '${v}'`);
+        return Number(v);
+      };
+      const { runDevNetwork } = await import('./devNetwork.js');
+      await runDevNetwork(
+        {
+          consensus,
+          validators: int(opts.validators as string, '--validators', 1),
+          // --data-path is also the node's global option: given before or after the command name.
+          dataPath:
+            opts.dataPath ??
+            (program.getOptionValueSource('dataPath') === 'cli'
+              ? String(program.opts().dataPath)
+              : undefined),
+          blockPeriodSeconds: int(opts.blockPeriod as string, '--block-period', 1),
+          requestTimeoutSeconds: int(opts.requestTimeout as string, '--request-timeout', 1),
+          chainId: int(opts.chainId as string, '--chain-id', 1),
+          // Options after `--` go to every node (e.g. -- --logging=DEBUG).
+          nodeArgs: cmd.args,
+        },
+        io,
       );
     });
 

@@ -10,6 +10,7 @@ import type { Config } from '../config/types.js';
 import type { ConsensusRules } from '../execution/consensusRules.js';
 import type { BlockImporter } from '../execution/importer.js';
 import type { MiningService } from '../mining/service.js';
+import type { NetworkService } from '../p2p/network.js';
 import type { TxPool } from '../txpool/pool.js';
 import type { Bft } from './bft/service.js';
 import type { Clique } from './clique/index.js';
@@ -31,6 +32,8 @@ export interface ProducerContext {
   nodeKey: Uint8Array;
   /** True while the node is behind its peers: production pauses (the interface's rule). */
   isSyncing?: () => boolean;
+  /** The P2P network, not started yet: engines that agree over a sub-protocol register it here. */
+  network?: NetworkService;
 }
 
 /** Block production on this node. */

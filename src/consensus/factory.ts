@@ -8,6 +8,7 @@ import type { CustomCrypto } from '@ethereumjs/common';
 import type { ChainStore } from '../chain/chainStore.js';
 import { type GenesisSpec, isBftConsensus } from '../config/genesis.js';
 import type { WorldState } from '../state/worldState.js';
+import { withRoundProducer } from './bft/round/producer.js';
 import { CliqueConsensus } from './clique/consensus.js';
 import type { ConsensusEngine } from './engine.js';
 import { UnsupportedConsensusError } from './errors.js';
@@ -34,9 +35,10 @@ export function createConsensusEngine(genesis: GenesisSpec, deps: EngineDeps): C
         'config.terminalTotalDifficulty',
         `a ${cfg.consensus === 'qbft' ? 'QBFT' : 'IBFT 2.0'} chain cannot move to proof of stake here`,
       );
-    return cfg.consensus === 'ibft2'
-      ? createIbft2Consensus(genesis, deps)
-      : createQbftConsensus(genesis, deps);
+    // Validators produce by rounds over the BFT sub-protocol (bft/round/).
+    return withRoundProducer(
+      cfg.consensus === 'ibft2' ? createIbft2Consensus(genesis, deps) : createQbftConsensus(genesis, deps),
+    );
   }
   const pre: ConsensusEngine =
     cfg.consensus === 'clique'

@@ -8,16 +8,16 @@
  * `requests.ts`'. The engine seals the block;
  * `BlockImporter.commitBuilt` stores it without executing it again.
  */
-import { Block, type BlockHeader, createBlockHeader, genTransactionsTrieRoot } from '@ethereumjs/block';
+import { Block, type BlockHeader, createBlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { MerklePatriciaTrie } from '@ethereumjs/mpt';
-import { RLP } from '@ethereumjs/rlp';
 import { Blob4844Tx, createMinimal4844TxFromNetworkWrapper, type TypedTransaction } from '@ethereumjs/tx';
 import { type Address, KECCAK256_RLP } from '@ethereumjs/util';
 import { Bloom, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
+import { keccak256 } from '../crypto/index.js';
 import type { BlockImporter, BuiltExecution } from '../execution/importer.js';
 import type { PooledTx, TxPool } from '../txpool/pool.js';
+import { orderedTrieRoot } from '../util/orderedTrieRoot.js';
 import type { SealingEngine } from './engine.js';
 import { accumulateRequestsHash, type ReceiptLog } from './requests.js';
 import { effectiveTip, maxFeePerGas, TxSelection } from './selection.js';
@@ -114,7 +114,7 @@ export class BlockBuilder {
     const execHeader = engine.executionHeader ? engine.executionHeader(draft) : draft;
     const execBlock = new Block(execHeader, [], [], common.isActivatedEIP(4895) ? [] : undefined);
 
-    const pending = this.pool ? [...this.pool.content().pending.values()] : [];
+    const pending = this.pool ? this.pool.pendingLanes() : [];
     const processor = this.importer.processor;
     const { result, stateWrites } = await this.importer.executeOnParent(parent, async (vm) => {
       vm.common.setHardforkBy({ blockNumber: number, timestamp });
@@ -136,7 +136,11 @@ export class BlockBuilder {
       }
     });
 
-    const transactionsTrie = await genTransactionsTrieRoot(result.txs, new MerklePatriciaTrie({ common }));
+    // One synchronous pass over the encoded transactions (the library trie costs ~0.7 ms per entry).
+    const transactionsTrie = orderedTrieRoot(
+      result.txs.map((tx) => tx.serialize()),
+      keccak256,
+    );
     const header = createBlockHeader(
       {
         ...headerData,
@@ -180,7 +184,6 @@ export class BlockBuilder {
     const receipts: Uint8Array[] = [];
     const logs: ReceiptLog[] = [];
     const senders: Address[] = [];
-    const receiptTrie = new MerklePatriciaTrie({ common });
     const bloom = new Bloom(undefined, common);
     let gasUsed = 0n;
     let regularGas = 0n;
@@ -236,7 +239,6 @@ export class BlockBuilder {
       bloom.or(res.bloom);
       for (const log of res.receipt.logs) logs.push(log as ReceiptLog);
       const encoded = encodeReceipt(res.receipt, tx.type);
-      await receiptTrie.put(RLP.encode(txs.length), encoded);
       txs.push(included);
       receipts.push(encoded);
       senders.push(entry.sender);
@@ -250,7 +252,7 @@ export class BlockBuilder {
       gasUsed,
       blobGasUsed,
       bloom: bloom.bitvector,
-      receiptsRoot: txs.length > 0 ? receiptTrie.root() : KECCAK256_RLP,
+      receiptsRoot: orderedTrieRoot(receipts, keccak256),
     };
   }
 }

@@ -13,6 +13,7 @@ import type { Clique } from '../consensus/clique/index.js';
 import type { BlockSimulator } from '../execution/blockSimulator.js';
 import type { BlockImporter } from '../execution/importer.js';
 import type { CallSimulator } from '../execution/simulator.js';
+import type { TraceService } from '../execution/traceService.js';
 import type { LogBloomCache } from '../filters/bloomCache.js';
 import type { FilterManager } from '../filters/manager.js';
 import type { MetricsService } from '../metrics/service.js';
@@ -50,6 +51,8 @@ export interface Services {
   fees: FeeOracle;
   /** eth_call, eth_estimateGas and eth_createAccessList run here (it holds no per-call state). */
   callSimulator: CallSimulator;
+  /** debug_trace* (struct logs and the geth tracers) run here. */
+  traces: TraceService;
   /** eth_simulateV1 runs here. */
   blockSimulator: BlockSimulator;
   /** Serialised answers about immutable data (a block by hash), one per node for every transport. */
