@@ -29,6 +29,7 @@ import { startGraphQLServer } from './graphql/server.js';
 import { logger, setLogFormat, setLogLevel } from './log.js';
 import { startMetrics } from './metrics/index.js';
 import { parseEnode } from './p2p/enode.js';
+import { detectNatMethod } from './p2p/nat.js';
 import { NetworkService } from './p2p/network.js';
 import { readStaticNodes } from './p2p/staticNodes.js';
 import { PluginService } from './plugins/service.js';
@@ -436,14 +437,19 @@ function createNetwork(config: Config, ctx: ChainContext, pool: TxPool, nodeKey:
   const genesisHash = ctx.chain.genesisHash() as Uint8Array;
   const wildcard = config.p2pInterface === '0.0.0.0' || config.p2pInterface === '::';
   const consensus = config.genesis.config.consensus;
-  // NONE and AUTO both advertise --p2p-host (or the interface): AUTO finds no UPnP or Docker NAT to ask.
-  logger('network').debug({ natMethod: config.natMethod }, 'NAT method');
+  // NONE and AUTO both advertise --p2p-host (or the interface): Alder has no Docker or UPnP NAT manager.
+  const advertised = config.p2pHost ?? (wildcard ? '127.0.0.1' : config.p2pInterface);
+  if (config.natMethod === 'AUTO' && detectNatMethod() === 'DOCKER')
+    logger('network').warn(
+      { advertised },
+      `--nat-method=AUTO: running in Docker, but Alder has no Docker NAT support; advertising ${advertised} as with NONE (set --p2p-host to the address peers can reach)`,
+    );
   return new NetworkService({
     privateKey: nodeKey,
     clientId: clientVersion(config),
     listenHost: config.p2pInterface,
     listenPort: config.p2pPort,
-    advertisedHost: config.p2pHost ?? (wildcard ? '127.0.0.1' : config.p2pInterface),
+    advertisedHost: advertised,
     maxPeers: config.maxPeers,
     discovery: config.discoveryEnabled,
     bootnodes: config.bootnodes.map((b) => parseEnode(b)),
@@ -454,7 +460,7 @@ function createNetwork(config: Config, ctx: ChainContext, pool: TxPool, nodeKey:
     forkIds: ForkIdService.of(genesisHash, config.genesis),
     networkId: config.networkId,
     pool,
-    ethVersions: [68],
+    ethVersions: [69, 68],
     propagateBlocks: consensus === 'ethash' || consensus === 'clique',
   });
 }

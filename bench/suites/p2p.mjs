@@ -8,7 +8,11 @@
  *  - transaction propagation (sent to one follower, until the other two report it pending), p50/p99;
  *  - RSS of a node holding 25 peers (devp2p clients in this process that complete the eth status).
  *
- *   node bench/suites/p2p.mjs [--blocks=10000] [--txs-per-block=10] [--samples=30] [--only=all|sync|network] [--keep]
+ *   node bench/suites/p2p.mjs [--blocks=10000] [--txs-per-block=10] [--samples=30] [--only=all|sync|network]
+ *                             [--sync-timeout=1800] [--keep]
+ *
+ * The sync part also reports the syncing node's resident memory (at the end and its peak) and stops
+ * with an error when the sync has not finished within --sync-timeout seconds.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,7 +41,14 @@ import {
   waitForRpc,
 } from '../lib.mjs';
 
-const opt = parseOptions({ blocks: 10000, 'txs-per-block': 10, samples: 30, keep: false, only: 'all' });
+const opt = parseOptions({
+  blocks: 10000,
+  'txs-per-block': 10,
+  samples: 30,
+  keep: false,
+  only: 'all',
+  'sync-timeout': 1800,
+});
 const work = mkdtempSync(join(tmpdir(), 'alder-bench-p2p-'));
 const key = (name) => keccak256(new TextEncoder().encode(`alder bench p2p ${name}`));
 const hexKey = (k) => bytesToHex(k);
@@ -142,11 +153,18 @@ if (opt.only === 'all' || opt.only === 'sync') {
   const syncing = await node('syncing', gen.genesisPath, { statics: [serving] });
   const t0 = performance.now();
   await syncing.start();
-  await untilTrue(
-    async () => BigInt(await rpc(syncing.url, 'eth_blockNumber')) >= BigInt(stats.blocks),
-    3600,
-  );
+  let lastLog = 0;
+  await untilTrue(async () => {
+    const n = BigInt(await rpc(syncing.url, 'eth_blockNumber'));
+    if (performance.now() - lastLog > 60_000) {
+      lastLog = performance.now();
+      log(`syncing node at block ${n} of ${stats.blocks}, RSS ${fmt(memory(syncing.proc.pid).rss)} MiB`);
+    }
+    return n >= BigInt(stats.blocks);
+  }, opt['sync-timeout']);
   const seconds = (performance.now() - t0) / 1000;
+  const syncMem = memory(syncing.proc.pid);
+  const servingMem = memory(serving.proc.pid);
   const [a, b] = await Promise.all(
     [serving, syncing].map((n) => rpc(n.url, 'eth_getBlockByNumber', ['latest', false])),
   );
@@ -155,6 +173,10 @@ if (opt.only === 'all' || opt.only === 'sync') {
   report([
     'full sync from a local peer',
     `${fmt(stats.blocks / seconds)} blocks/s, ${fmt(stats.gas / 1e6 / seconds, 1)} Mgas/s (${stats.blocks} blocks, ${fmt(seconds, 1)} s incl. start-up)`,
+  ]);
+  report([
+    'RSS of the syncing node',
+    `${fmt(syncMem.rss)} MiB at the end, peak ${fmt(syncMem.peak)} MiB (serving node: ${fmt(servingMem.rss)} MiB, peak ${fmt(servingMem.peak)} MiB)`,
   ]);
   report([
     '`blocks import` of the same chain',

@@ -347,7 +347,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     type: 'enum',
     field: 'natMethod',
     default: 'AUTO',
-    help: 'How the node finds the address it advertises: NONE (the --p2p-host) or AUTO (the same, as no NAT manager is detected); UPNP and DOCKER are refused',
+    help: 'How the node finds the address it advertises: NONE (the --p2p-host) or AUTO (the same; in a Docker container, where Besu would use DOCKER, the node warns at start and still advertises the --p2p-host); UPNP and DOCKER are refused',
     section: 'P2P',
     label: '<NAT METHOD>',
     choices: ['UPNP', 'DOCKER', 'AUTO', 'NONE'],
