@@ -337,7 +337,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     type: 'int',
     field: 'maxPeers',
     default: 25,
-    help: 'Maximum number of connected peers',
+    help: 'Maximum number of connected peers; static nodes (static-nodes.json, admin_addPeer) do not count against it',
     section: 'P2P',
     label: '<INTEGER>',
     min: 0,
