@@ -161,10 +161,12 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
 
   /**
    * The peer with more work than the local head. Its work is its total difficulty where known (the
-   * eth/68 status, or a NewBlock on either version); an eth/69 peer whose status carries no total
-   * difficulty is ahead when its latest block is higher. Past the merge total difficulty no longer
-   * grows: there a peer whose head is unknown here is a candidate, and its head header tells whether
-   * it is ahead.
+   * eth/68 status, a NewBlock on either version, or its head once imported here). An eth/69 peer's
+   * status carries none: until it is known, a peer whose head is unknown here is a candidate (the
+   * highest first) and the importer's fork choice judges its chain — on Clique an equal-height or
+   * even shorter branch can be the heavier one. Past the merge total difficulty no longer grows: there
+   * too a peer whose head is unknown here is a candidate, and its head header tells whether it is
+   * ahead.
    */
   private bestPeer(): EthPeer | undefined {
     const head = this.chain.head();
@@ -175,7 +177,7 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
     for (const p of this.peers()) {
       if (p.isClosed || this.failed.get(p.id) === hex(p.headHash)) continue;
       if (this.chain.hasBlock(p.headHash)) continue;
-      const ahead = byHeight(p) ? (p.headNumber ?? 0n) > head.number : postMerge || p.td > localTd;
+      const ahead = byHeight(p) || postMerge || p.td > localTd;
       if (!ahead) continue;
       if (!best) best = p;
       else if (byHeight(p) || byHeight(best)) {
@@ -193,6 +195,9 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
         const target = hex(peer.headHash);
         try {
           await this.syncFrom(peer);
+          // Its chain is here now: its total difficulty is known from now on.
+          const td = this.chain.getTotalDifficulty(peer.headHash);
+          if (td !== undefined && td > peer.td) peer.td = td;
         } catch (err) {
           this.failed.set(peer.id, target);
           if (err instanceof BadPeerDataError) {
