@@ -11,10 +11,11 @@
  *   node bench/suites/p2p.mjs [--blocks=10000] [--txs-per-block=10] [--samples=30] [--only=all|sync|network]
  *                             [--sync-timeout=1800] [--keep]
  *
- * The sync part also reports the syncing node's resident memory (at the end and its peak) and stops
- * with an error when the sync has not finished within --sync-timeout seconds.
+ * The sync part also reports the syncing node's resident memory (at the end and its peak) and the CPU
+ * seconds of the import and of the syncing node (on a loaded machine wall time says little), and stops
+ * with an error when the import or the sync has not finished within --sync-timeout seconds.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ETH, RLPx } from '@ethereumjs/devp2p';
@@ -28,6 +29,7 @@ import { addressOf, generateChain, keccak256, LONDON_AT_GENESIS } from '../gench
 import {
   BIN,
   chainStats,
+  cpuSeconds,
   fmt,
   freePort,
   log,
@@ -97,6 +99,13 @@ async function node(name, genesisPath, { statics = [], ws = false, extra = [] } 
   };
 }
 
+/** CPU seconds (user + system) of this process's children that have exited and been waited for. */
+function childrenCpuSeconds() {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
 async function untilTrue(probe, seconds) {
   const deadline = Date.now() + seconds * 1000;
   while (Date.now() < deadline) {
@@ -138,14 +147,20 @@ if (opt.only === 'all' || opt.only === 'sync') {
   });
   const stats = chainStats(gen.chainPath);
   const servingDir = join(work, 'serving');
-  const imp = await run(process.execPath, [
-    BIN,
-    `--genesis-file=${gen.genesisPath}`,
-    `--data-path=${servingDir}`,
-    'blocks',
-    'import',
-    `--from=${gen.chainPath}`,
-  ]);
+  const childCpu0 = childrenCpuSeconds();
+  const imp = await run(
+    process.execPath,
+    [
+      BIN,
+      `--genesis-file=${gen.genesisPath}`,
+      `--data-path=${servingDir}`,
+      'blocks',
+      'import',
+      `--from=${gen.chainPath}`,
+    ],
+    { timeoutSeconds: opt['sync-timeout'] },
+  );
+  const importCpu = childrenCpuSeconds() - childCpu0;
   const serving = await node('serving', gen.genesisPath);
   // The import above wrote the serving node's database: start it there.
   serving.dir = servingDir;
@@ -164,6 +179,7 @@ if (opt.only === 'all' || opt.only === 'sync') {
   }, opt['sync-timeout']);
   const seconds = (performance.now() - t0) / 1000;
   const syncMem = memory(syncing.proc.pid);
+  const syncCpu = cpuSeconds(syncing.proc.pid);
   const servingMem = memory(serving.proc.pid);
   const [a, b] = await Promise.all(
     [serving, syncing].map((n) => rpc(n.url, 'eth_getBlockByNumber', ['latest', false])),
@@ -172,7 +188,7 @@ if (opt.only === 'all' || opt.only === 'sync') {
     throw new Error('synced head differs from the serving node');
   report([
     'full sync from a local peer',
-    `${fmt(stats.blocks / seconds)} blocks/s, ${fmt(stats.gas / 1e6 / seconds, 1)} Mgas/s (${stats.blocks} blocks, ${fmt(seconds, 1)} s incl. start-up)`,
+    `${fmt(stats.blocks / seconds)} blocks/s, ${fmt(stats.gas / 1e6 / seconds, 1)} Mgas/s (${stats.blocks} blocks, ${fmt(seconds, 1)} s incl. start-up; syncing node ${fmt(syncCpu, 1)} CPU s)`,
   ]);
   report([
     'RSS of the syncing node',
@@ -180,7 +196,7 @@ if (opt.only === 'all' || opt.only === 'sync') {
   ]);
   report([
     '`blocks import` of the same chain',
-    `${fmt(stats.blocks / imp.seconds)} blocks/s, ${fmt(stats.gas / 1e6 / imp.seconds, 1)} Mgas/s (${fmt(imp.seconds, 1)} s incl. start-up)`,
+    `${fmt(stats.blocks / imp.seconds)} blocks/s, ${fmt(stats.gas / 1e6 / imp.seconds, 1)} Mgas/s (${fmt(imp.seconds, 1)} s incl. start-up; ${fmt(importCpu, 1)} CPU s)`,
   ]);
   await stop(syncing.proc);
   await stop(serving.proc);
