@@ -9,7 +9,7 @@
  *  - RSS of a node holding 25 peers (devp2p clients in this process that complete the eth status).
  *
  *   node bench/suites/p2p.mjs [--blocks=10000] [--txs-per-block=10] [--samples=30] [--only=all|sync|network]
- *                             [--sync-timeout=1800] [--keep]
+ *                             [--sync-timeout=1800] [--chain=DIR (a chain generated before)] [--keep]
  *
  * The sync part also reports the syncing node's resident memory (at the end and its peak) and the CPU
  * seconds of the import and of the syncing node (on a loaded machine wall time says little), and stops
@@ -50,6 +50,7 @@ const opt = parseOptions({
   keep: false,
   only: 'all',
   'sync-timeout': 1800,
+  chain: '',
 });
 const work = mkdtempSync(join(tmpdir(), 'alder-bench-p2p-'));
 const key = (name) => keccak256(new TextEncoder().encode(`alder bench p2p ${name}`));
@@ -138,13 +139,13 @@ const report = (row) => {
 
 // --- 1. full sync against blocks import
 if (opt.only === 'all' || opt.only === 'sync') {
-  log(`generating a ${opt.blocks}-block chain (${opt['txs-per-block']} transactions per block)`);
+  if (!opt.chain)
+    log(`generating a ${opt.blocks}-block chain (${opt['txs-per-block']} transactions per block)`);
   const chainDir = join(work, 'chain');
-  const gen = await generateChain({
-    blocks: opt.blocks,
-    txsPerBlock: opt['txs-per-block'],
-    outDir: chainDir,
-  });
+  // --chain=DIR reuses a chain generated before (its genesis.json and chain.rlp).
+  const gen = opt.chain
+    ? { genesisPath: join(opt.chain, 'genesis.json'), chainPath: join(opt.chain, 'chain.rlp') }
+    : await generateChain({ blocks: opt.blocks, txsPerBlock: opt['txs-per-block'], outDir: chainDir });
   const stats = chainStats(gen.chainPath);
   const servingDir = join(work, 'serving');
   const childCpu0 = childrenCpuSeconds();
