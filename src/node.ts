@@ -24,6 +24,7 @@ import { Database } from './db/database.js';
 import { BlockSimulator } from './execution/blockSimulator.js';
 import { BlockImporter } from './execution/importer.js';
 import { CallSimulator } from './execution/simulator.js';
+import { TraceService } from './execution/traceService.js';
 import { BLOCKS_PER_SEGMENT, LogBloomCache } from './filters/bloomCache.js';
 import { FilterManager, type FilterManagerOptions } from './filters/manager.js';
 import { logger, setLogFormat, setLogLevel } from './log.js';
@@ -120,10 +121,18 @@ export async function openChain(
     const alloc = new Map<string, GenesisAccount>();
     for (const [address, acc] of config.genesis.alloc) alloc.set(address, acc);
     await initGenesis(chain, world, { header: genesisHeaderFields(config.genesis), alloc });
+    // The head's flat tables: missing in a data directory written before they existed, or left at
+    // another state by a stop between a reorganisation and their rebuild.
+    const headRoot = chain.headHeader().stateRoot;
+    if (!world.flat.isAt(headRoot)) {
+      logger('state').info('Building the flat state tables from the head state trie');
+      world.flat.rebuild(headRoot);
+    }
     const engine = createConsensusEngine(config.genesis, {
       chain,
       dataPath: config.dataPath,
       customCrypto: customCrypto(),
+      world,
     });
     const importer = new BlockImporter(chain, world, engine, {
       skipPowValidation: opts.skipPowValidation ?? false,
@@ -182,6 +191,12 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
       miningEnabled: config.minerEnabled,
     });
     const engine = ctx.engine;
+    const callSimulator = new CallSimulator(
+      ctx.chain,
+      ctx.world,
+      config.rpcGasCap,
+      engine.executionCommon ? (header) => engine.feeRecipient(header) : undefined,
+    );
     const services: Services = {
       config,
       common: ctx.common,
@@ -200,11 +215,9 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
         minGasPrice: config.minGasPrice,
         minPriorityFee: config.minPriorityFee,
       }),
-      callSimulator: new CallSimulator(
-        ctx.chain,
-        ctx.world,
-        config.rpcGasCap,
-        engine.executionCommon ? (header) => engine.feeRecipient(header) : undefined,
+      callSimulator,
+      traces: new TraceService(ctx.importer.processor, callSimulator, (header) =>
+        engine.feeRecipient(header),
       ),
       blockSimulator: new BlockSimulator(
         ctx.chain,
@@ -216,6 +229,7 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
       txPool,
       filters: new FilterManager(ctx.chain, txPool, opts.filters),
       clique: engine.apis.clique,
+      bft: engine.apis.bft,
     };
     // The P2P network is built here and started by `startNode`.
     const network = config.p2pEnabled ? await createNetwork(config, ctx, txPool, nodeKey) : undefined;
@@ -228,6 +242,7 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
       nodeKey,
       // Mining and sealing pause while the node is behind its peers.
       isSyncing: () => network?.isSyncing ?? false,
+      network,
     });
     services.miner = producer?.miner;
     const bloomCache = new LogBloomCache(ctx.chain, config.dataPath);
@@ -489,7 +504,8 @@ async function createNetwork(
     networkId: config.networkId,
     pool,
     ethVersions: [68],
-    propagateBlocks: consensus === 'ethash' || consensus === 'clique',
+    // Blocks a BFT network agrees on reach the nodes outside the validator set by NewBlock.
+    propagateBlocks: ['ethash', 'clique', 'ibft2', 'qbft'].includes(consensus),
   });
 }
 

@@ -760,11 +760,10 @@ export const OPTIONS: readonly OptionSpec[] = [
     type: 'int',
     field: 'rpcMaxTraceFilterRange',
     default: 1000,
-    help: 'Maximum number of blocks one trace_filter query may span',
+    help: 'Maximum number of blocks one trace_filter query may span (toBlock - fromBlock); 0 for no limit',
     section: 'Gas price and limits',
     label: '<INTEGER>',
     min: 0,
-    unavailable: { reason: 'trace_filter is not available yet' },
   }),
   opt({
     name: '--rpc-tx-feecap',

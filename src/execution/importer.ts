@@ -11,6 +11,8 @@ import type { VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from '../chain/errors.js';
 import type { WriteBatch } from '../db/database.js';
+import { logger } from '../log.js';
+import { FlatState } from '../state/flatState.js';
 import type { WorldState } from '../state/worldState.js';
 import { type BlockExecution, BlockExecutionError, BlockProcessor } from './blockProcessor.js';
 import type { ConsensusRules } from './consensusRules.js';
@@ -23,23 +25,46 @@ export interface ImporterOptions {
 
 export type ImportResult = 'imported' | 'known';
 
+const log = logger('state');
+
 /** The execution outputs of a block built locally, kept until it is sealed and committed. */
 export interface BuiltExecution extends BlockExecution {
   /** The state trie nodes the block wrote (applied in the block's commit transaction). */
   stateWrites: WriteBatch;
 }
 
+/** A block refused at import, kept for debug_getBadBlocks and debug_standardTraceBadBlockToFile. */
+export interface BadBlock {
+  block: Block;
+  reason: string;
+}
+
+/** Bad blocks kept (the oldest leaves first), as Besu's bad block manager bounds its cache. */
+export const MAX_BAD_BLOCKS = 100;
+
 export class BlockImporter {
   readonly processor: BlockProcessor;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Imports queued or running. */
+  private pending = 0;
+  /** Blocks refused at import, by hash, oldest first. */
+  private readonly bad = new Map<string, BadBlock>();
 
   constructor(
     private readonly chain: ChainStore,
-    world: WorldState,
+    private readonly world: WorldState,
     readonly rules: ConsensusRules,
     private readonly opts: ImporterOptions = {},
   ) {
     this.processor = new BlockProcessor(chain, world, rules);
+    chain.on('newHead', (e) => {
+      try {
+        this.followHead(e.head, e);
+      } catch (err) {
+        // The tables keep naming the state they hold: reads at the head go to the trie meanwhile.
+        log.error({ err }, 'Moving the flat state tables to the new head failed');
+      }
+    });
   }
 
   /** Imports blocks one after another; imports never interleave. `tracer` sees this block's execution. */
@@ -67,8 +92,29 @@ export class BlockImporter {
     return this.enqueue(async () => {
       if (this.chain.hasBlock(block.hash())) return 'known' as const;
       this.checkHeader(block);
-      this.store(block, execution, execution.stateWrites);
+      const changes = execution.changes ?? this.processor.builtChanges(block.header.stateRoot);
+      this.store(block, { ...execution, changes }, execution.stateWrites);
       return 'imported' as const;
+    });
+  }
+
+  /**
+   * Checks and executes `block` on its parent's state without storing anything: what a BFT validator
+   * does with a proposal before it prepares. The execution can be stored later with `commitBuilt`
+   * once the block is sealed (sealing changes extraData only, not what executes). Throws
+   * `InvalidBlockError` for a block that fails its header checks or its execution.
+   */
+  executeWithoutStoring(block: Block): Promise<BuiltExecution> {
+    return this.enqueue(async () => {
+      const parent = this.checkHeader(block);
+      const batch = this.chain.newBatch();
+      try {
+        const execution = await this.processor.execute(block, parent, batch);
+        return { ...execution, stateWrites: batch };
+      } catch (err) {
+        if (err instanceof BlockExecutionError) throw this.invalid(block, err.reason);
+        throw err;
+      }
     });
   }
 
@@ -77,10 +123,69 @@ export class BlockImporter {
     await this.queue;
   }
 
+  /** Whether an import (or a block build) is queued or running. */
+  get busy(): boolean {
+    return this.pending > 0;
+  }
+
+  /** The blocks refused at import, oldest first (at most MAX_BAD_BLOCKS). */
+  badBlocks(): BadBlock[] {
+    return [...this.bad.values()];
+  }
+
+  badBlock(hash: Uint8Array): BadBlock | undefined {
+    return this.bad.get(bytesToHex(hash));
+  }
+
+  clearBadBlocks(): void {
+    this.bad.clear();
+  }
+
+  /**
+   * Makes `block` (stored) the head, dropping the canonical blocks above it (debug_setHead). The world
+   * state of every stored block stays available, so the head state moves with it.
+   */
+  rewindTo(block: Block): Promise<void> {
+    return this.enqueue(async () => {
+      const batch = this.chain.newBatch();
+      const moved = this.chain.setHead(batch, block);
+      this.chain.db.commit(batch);
+      this.chain.headCommitted({ head: block, ...moved });
+    });
+  }
+
+  /**
+   * Executes the stored `block` again on its parent's state, with every post-execution check, and
+   * stores what it produced, the block becoming the head (debug_replayBlock).
+   */
+  reexecute(block: Block): Promise<void> {
+    return this.enqueue(async () => {
+      const parent = this.checkHeader(block);
+      const batch = this.chain.newBatch();
+      const execution = await this.processor.execute(block, parent, batch);
+      const td = (this.chain.getTotalDifficulty(block.header.parentHash) ?? 0n) + block.header.difficulty;
+      this.chain.putBlock(batch, block, td, execution.receipts, execution.senders);
+      if (execution.changes) batch.put('stateChanges', block.hash(), FlatState.encodeKeys(execution.changes));
+      const moved = this.chain.setHead(batch, block);
+      this.chain.db.commit(batch);
+      this.chain.headCommitted({ head: block, ...moved });
+    });
+  }
+
   private enqueue<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work);
+    this.pending++;
+    const run = this.queue.then(work).finally(() => {
+      this.pending--;
+    });
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  private remember(block: Block, reason: string): void {
+    const key = bytesToHex(block.hash());
+    this.bad.delete(key);
+    this.bad.set(key, { block, reason });
+    while (this.bad.size > MAX_BAD_BLOCKS) this.bad.delete(this.bad.keys().next().value as string);
   }
 
   private async doImport(block: Block, tracer: BlockTracer | undefined): Promise<ImportResult> {
@@ -130,12 +235,47 @@ export class BlockImporter {
       },
     );
     const moved = wins ? this.chain.setHead(batch, block) : undefined;
+    // The head's flat tables follow it: in this transaction when the block extends the state they
+    // hold, else once the head is committed (see `followHead`).
+    const flat = this.world.flat;
+    const changes = execution.changes;
+    if (changes) batch.put('stateChanges', block.hash(), FlatState.encodeKeys(changes));
+    const parentRoot = this.chain.getHeader(block.header.parentHash)?.stateRoot;
+    const extendsFlat =
+      moved !== undefined && changes !== undefined && parentRoot !== undefined && flat.isAt(parentRoot);
+    if (extendsFlat) flat.apply(batch, changes, block.header.stateRoot);
     this.chain.db.commit(batch);
-    this.processor.trimCaches();
+    if (extendsFlat) flat.moved(block.header.stateRoot);
     if (moved) this.chain.headCommitted({ head: block, ...moved });
   }
 
+  /**
+   * Any head move the block's own transaction did not bring the flat tables along (a reorganisation,
+   * a head set by fork choice): they move by the changed keys of the blocks taken off and put on,
+   * read from the new head's committed trie, or are rebuilt from it when some keys are missing.
+   */
+  private followHead(head: Block, moved: { added: Block[]; removed: Block[] }): void {
+    const flat = this.world.flat;
+    const root = head.header.stateRoot;
+    if (flat.isAt(root)) return;
+    const fork =
+      moved.removed.length > 0
+        ? moved.removed[0].header
+        : this.chain.getHeader(moved.added[0].header.parentHash);
+    const keys: Uint8Array[] = [];
+    let complete = fork !== undefined && flat.isAt(fork.stateRoot);
+    for (const b of [...moved.removed, ...moved.added]) {
+      if (!complete) break;
+      const k = this.chain.db.get('stateChanges', b.hash());
+      if (k === undefined) complete = false;
+      else keys.push(k);
+    }
+    if (complete) flat.catchUp(root, keys);
+    else flat.rebuild(root);
+  }
+
   private invalid(block: Block, reason: string): InvalidBlockError {
+    this.remember(block, reason);
     return new InvalidBlockError(block.header.number, bytesToHex(block.hash()), reason);
   }
 }

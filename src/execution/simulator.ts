@@ -6,6 +6,7 @@
  * it reads is memoised in a `StateSnapshot` shared by every call at that state root. VMs are pooled
  * per block, so a call at a warm block builds nothing but its transaction.
  */
+
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { type EVM, getActivePrecompiles } from '@ethereumjs/evm';
@@ -29,6 +30,7 @@ import {
   movesPrecompiles,
   resolvePrecompiles,
 } from './stateOverrides.js';
+import { attachTracer, type BlockTracer, TraceAbort } from './tracer.js';
 
 export type {
   AccessListEntry,
@@ -79,6 +81,13 @@ export interface SimulateOptions {
   /** Replaces the call's gas (estimateGas probing). */
   gasLimit?: bigint;
   reportAccessList?: boolean;
+  /**
+   * Traces the run (the library's EVM, on a VM of its own whose state manager the tracer may wrap):
+   * `onBlockStart` sees the VM and the block environment, then the transaction hooks run as in a block.
+   */
+  tracer?: BlockTracer;
+  /** Run even when the sender's balance cannot pay the call's value and gas (debug_traceCall). */
+  allowExceedingBalance?: boolean;
 }
 
 const ZERO_ADDRESS = new Uint8Array(20);
@@ -249,9 +258,10 @@ export class CallSimulator {
   ): Promise<SimulationResult> {
     let ctx: SimContext;
     try {
-      ctx = movesPrecompiles(opts.overrides)
-        ? await this.freshContext(header, opts.overrides)
-        : await this.acquire(header);
+      ctx =
+        movesPrecompiles(opts.overrides) || opts.tracer
+          ? await this.freshContext(header, opts.overrides)
+          : await this.acquire(header);
     } catch (err) {
       if (err instanceof InvalidOverrideError) throw new InvalidSimulationError('OTHER', err.message);
       throw err;
@@ -262,6 +272,25 @@ export class CallSimulator {
     } finally {
       ctx.state.reset();
       this.release(ctx);
+    }
+  }
+
+  /**
+   * Runs `calls` one after another on the state of `header`, each seeing the writes of those before it
+   * (trace_callMany), each with its tracer. A call that cannot run as a transaction throws.
+   */
+  async simulateSequence(
+    header: BlockHeader,
+    calls: ReadonlyArray<{ call: CallRequest; tracer: BlockTracer }>,
+  ): Promise<SimulationResult[]> {
+    const ctx = await this.freshContext(header, undefined);
+    ctx.state.meterAgainstSnapshot();
+    try {
+      const out: SimulationResult[] = [];
+      for (const { call, tracer } of calls) out.push(await this.run(ctx, header, call, { tracer }));
+      return out;
+    } finally {
+      ctx.state.reset();
     }
   }
 
@@ -339,7 +368,7 @@ export class CallSimulator {
       balance: bigint;
     },
   ): SimulationResult | undefined {
-    if (ctx.key === undefined || this.fastDisabled) return undefined;
+    if (ctx.key === undefined || this.fastDisabled || opts.tracer) return undefined;
     if (
       call.to === undefined ||
       call.blobVersionedHashes !== undefined ||
@@ -430,7 +459,7 @@ export class CallSimulator {
     ) {
       autoCheck = false;
     }
-    const checkBalance = call.strict ?? autoCheck;
+    const checkBalance = opts.allowExceedingBalance ? false : (call.strict ?? autoCheck);
 
     let account = await state.getAccount(from);
     if (!account) account = new Account();
@@ -440,17 +469,18 @@ export class CallSimulator {
     // the library path, where the checks run in that order.
     const nonceTooLow = call.nonce !== undefined && call.nonce < account.nonce;
 
-    const fast = nonceTooLow
-      ? undefined
-      : this.tryFast(ctx, header, call, opts, {
-          from,
-          gasLimit,
-          baseFee,
-          london,
-          feesGiven,
-          checkBalance,
-          balance: account.balance,
-        });
+    const fast =
+      nonceTooLow || opts.tracer
+        ? undefined
+        : this.tryFast(ctx, header, call, opts, {
+            from,
+            gasLimit,
+            baseFee,
+            london,
+            feesGiven,
+            checkBalance,
+            balance: account.balance,
+          });
     if (fast !== undefined) return fast;
     this.stats.library++;
 
@@ -558,7 +588,10 @@ export class CallSimulator {
     // Entries may name their authority instead of a signature: applied by armAuthorizations.
     const disarmAuthorizations = armAuthorizations(vm, tx, call.authorizationList ?? []);
     ctx.rearm?.();
+    const tracer = opts.tracer;
+    const detach = tracer ? attachTracer(vm, tracer) : undefined;
     try {
+      await tracer?.onBlockStart?.(env, vm);
       result = await runTx(vm, {
         tx,
         block: env,
@@ -569,8 +602,10 @@ export class CallSimulator {
         reportAccessList: opts.reportAccessList === true,
       });
     } catch (err) {
+      if (err instanceof TraceAbort) throw err;
       throw new InvalidSimulationError('OTHER', (err as Error).message);
     } finally {
+      detach?.();
       disarmAuthorizations();
     }
     const exec = result.execResult;

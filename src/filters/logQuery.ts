@@ -5,7 +5,14 @@
  * answers in rpc/errors.ts) when the query cannot run.
  */
 import type { ChainStore } from '../chain/chainStore.js';
-import { type BloomSource, blockLogs, type CompiledLogQuery, canonicalLogs, type LogEntry } from './logs.js';
+import {
+  type BloomSource,
+  blockLogs,
+  type CompiledLogQuery,
+  canonicalLogBlocks,
+  canonicalLogs,
+  type LogEntry,
+} from './logs.js';
 
 export type LogQueryFailure =
   /** `blockHash` names no stored block. */
@@ -56,4 +63,21 @@ export function queryLogs(
   const { from, to } = checkLogRange(chain, scope.from, scope.to);
   if (limits.maxRange > 0 && to - from > BigInt(limits.maxRange)) throw new LogQueryError('RANGE_TOO_WIDE');
   return canonicalLogs(chain, from, to, query, blooms);
+}
+
+/**
+ * `queryLogs` block by block: the scope and limits are checked now (and throw now), the logs are read
+ * as the caller iterates.
+ */
+export function queryLogBlocks(
+  chain: ChainStore,
+  scope: LogScope,
+  query: CompiledLogQuery,
+  limits: LogQueryLimits,
+  blooms?: BloomSource,
+): Iterator<LogEntry[]> {
+  if ('blockHash' in scope) return [queryLogs(chain, scope, query, limits, blooms)][Symbol.iterator]();
+  const { from, to } = checkLogRange(chain, scope.from, scope.to);
+  if (limits.maxRange > 0 && to - from > BigInt(limits.maxRange)) throw new LogQueryError('RANGE_TOO_WIDE');
+  return canonicalLogBlocks(chain, from, to, query, blooms);
 }

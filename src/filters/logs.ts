@@ -196,20 +196,35 @@ export function canonicalLogs(
   blooms?: BloomSource,
 ): LogEntry[] {
   const out: LogEntry[] = [];
+  for (const logs of canonicalLogBlocks(chain, from, to, q, blooms)) for (const log of logs) out.push(log);
+  return out;
+}
+
+/**
+ * The same logs block by block (each block that has matches yields its matching logs), read as the
+ * caller iterates: a wide range is never held whole.
+ */
+export function* canonicalLogBlocks(
+  chain: ChainStore,
+  from: bigint,
+  to: bigint,
+  q: CompiledLogQuery,
+  blooms?: BloomSource,
+): Generator<LogEntry[]> {
   if (blooms?.covers(from, to)) {
     for (const n of blooms.candidates(from, to, (bloom, offset) => bloomMayMatch(bloom, q, offset))) {
       const header = chain.getHeaderByNumber(n);
       if (!header) break;
-      for (const log of blockLogs(chain, header, q)) out.push(log);
+      const logs = blockLogs(chain, header, q);
+      if (logs.length > 0) yield logs;
     }
-    return out;
+    return;
   }
   for (let n = from; n <= to; n++) {
     const header = chain.getHeaderByNumber(n);
     if (!header) break;
     if (!bloomMayMatch(header.logsBloom, q)) continue;
     const logs = blockLogs(chain, header, q);
-    for (const log of logs) out.push(log);
+    if (logs.length > 0) yield logs;
   }
-  return out;
 }

@@ -4,7 +4,8 @@
  * their senders recovered), picks pool transactions in fee and nonce order up to the gas and blob
  * limits, fills every execution field of the header and returns an unsealed block plus what the commit
  * needs (receipts, senders, state writes). The start- and end-of-block writes (system calls,
- * withdrawals, the engine's reward) are the block processor's. The engine seals the block;
+ * withdrawals, the engine's reward) are the block processor's; Prague's execution requests are
+ * `requests.ts`'. The engine seals the block;
  * `BlockImporter.commitBuilt` stores it without executing it again.
  */
 import { Block, type BlockHeader, createBlockHeader } from '@ethereumjs/block';
@@ -18,6 +19,7 @@ import type { BlockImporter, BuiltExecution } from '../execution/importer.js';
 import type { PooledTx, TxPool } from '../txpool/pool.js';
 import { orderedTrieRoot } from '../util/orderedTrieRoot.js';
 import type { SealingEngine } from './engine.js';
+import { accumulateRequestsHash, type ReceiptLog } from './requests.js';
 import { effectiveTip, maxFeePerGas, TxSelection } from './selection.js';
 
 export interface BuilderOptions {
@@ -80,10 +82,6 @@ export class BlockBuilder {
     const number = parent.number + 1n;
     const common = this.chain.common.copy();
     common.setHardforkBy({ blockNumber: number, timestamp });
-    if (common.isActivatedEIP(7685))
-      throw new Error(
-        'blocks with execution requests (Prague) are produced by the consensus layer, not mined',
-      );
     const fields = engine.childHeaderFields(parent, timestamp);
     const baseFee = common.isActivatedEIP(1559)
       ? parent.common.isActivatedEIP(1559)
@@ -124,11 +122,14 @@ export class BlockBuilder {
       try {
         await processor.startBlock(vm, execHeader);
         const out = await this.fill(vm, common, execBlock, pending, baseFee ?? 0n, signal);
-        // The reward goes to the header's own coinbase (the beneficiary under proof of work).
+        // The reward goes to the engine's fee recipient (the header's coinbase under proof of work).
         await processor.finishBlock(vm, new Block(draft, [], [], execBlock.withdrawals));
+        const requestsHash = common.isActivatedEIP(7685)
+          ? await accumulateRequestsHash(vm, common, depositContractOf(common), out.logs)
+          : undefined;
         await vm.evm.journal.commit();
         const stateRoot = await vm.stateManager.getStateRoot();
-        return { result: { ...out, stateRoot }, stateRoot };
+        return { result: { ...out, stateRoot, requestsHash }, stateRoot };
       } catch (err) {
         await vm.evm.journal.revert();
         throw err;
@@ -149,6 +150,7 @@ export class BlockBuilder {
         logsBloom: result.bloom,
         gasUsed: result.gasUsed,
         blobGasUsed: blobs ? result.blobGasUsed : undefined,
+        requestsHash: result.requestsHash,
       },
       headerOpts,
     );
@@ -180,6 +182,7 @@ export class BlockBuilder {
 
     const txs: TypedTransaction[] = [];
     const receipts: Uint8Array[] = [];
+    const logs: ReceiptLog[] = [];
     const senders: Address[] = [];
     const bloom = new Bloom(undefined, common);
     let gasUsed = 0n;
@@ -234,6 +237,7 @@ export class BlockBuilder {
       receiptGas += res.totalGasSpent;
       blobGasUsed += txBlobGas;
       bloom.or(res.bloom);
+      for (const log of res.receipt.logs) logs.push(log as ReceiptLog);
       const encoded = encodeReceipt(res.receipt, tx.type);
       txs.push(included);
       receipts.push(encoded);
@@ -243,6 +247,7 @@ export class BlockBuilder {
     return {
       txs,
       receipts,
+      logs,
       senders,
       gasUsed,
       blobGasUsed,
@@ -250,4 +255,10 @@ export class BlockBuilder {
       receiptsRoot: orderedTrieRoot(receipts, keccak256),
     };
   }
+}
+
+/** The chain's `depositContractAddress`, as the library's block execution reads it. */
+function depositContractOf(common: Common): string | undefined {
+  return (common as unknown as { _chainParams: { depositContractAddress?: string } })._chainParams
+    .depositContractAddress;
 }

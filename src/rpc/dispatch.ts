@@ -8,6 +8,8 @@
  * Handlers therefore return JSON-ready values (hex strings, plain objects, arrays, booleans, null), or
  * a `RawJson` whose text is used as it is.
  */
+
+import { TraceReaderGone } from '../execution/tracers/sink.js';
 import {
   ETH_SEND_TX_NOT_AVAILABLE,
   EXCEEDS_RPC_MAX_BATCH_SIZE,
@@ -28,6 +30,7 @@ import { isKnownMethodName } from './method-names.js';
 import type { ApiGroup, AuthenticatedUser, MethodContext, RpcMethod } from './methods/types.js';
 import { RawJson } from './rawJson.js';
 import type { Services } from './services.js';
+import { HOLD_CHARS, StreamingResult, type StreamWrite } from './streaming.js';
 
 export interface DispatchContext extends MethodContext {
   services: Services;
@@ -90,8 +93,58 @@ class ErrorAnswer {
   ) {}
 }
 
-/** What one request produces: a success text, an error, or nothing (notification). */
-type Answer = string | ErrorAnswer | undefined;
+/** A success whose result is written as it is produced (`StreamingResult`). */
+class StreamAnswer {
+  constructor(
+    readonly idJson: string,
+    readonly result: StreamingResult,
+    readonly name: string,
+  ) {}
+
+  /**
+   * Writes the whole response object after `prefix`. The first HOLD_CHARS are held back so that a
+   * failure early on is still answered with an error object; later, a failure rejects (the caller
+   * cuts the connection).
+   */
+  async writeTo(write: StreamWrite, prefix = ''): Promise<void> {
+    let held = `${prefix}${HEAD}${this.idJson},"result":`;
+    let committed = false;
+    const w: StreamWrite = (text) => {
+      if (committed) return write(text);
+      held += text;
+      if (held.length < HOLD_CHARS) return undefined;
+      committed = true;
+      const out = held;
+      held = '';
+      return write(out);
+    };
+    try {
+      await this.result.produce(w);
+    } catch (err) {
+      const cause = err instanceof TraceReaderGone ? err.reason : err;
+      if (committed) throw cause;
+      const answer = errorAnswer(this.idJson, toErrorObject(cause, this.name));
+      const wrote = write(`${prefix}${answer.text}`);
+      if (wrote !== undefined) await wrote;
+      return;
+    }
+    const wrote = write(committed ? '}' : `${held}}`);
+    if (wrote !== undefined) await wrote;
+  }
+
+  /** The whole response text. */
+  async collect(): Promise<string> {
+    let out = '';
+    await this.writeTo((t) => {
+      out += t;
+      return undefined;
+    });
+    return out;
+  }
+}
+
+/** What one request produces: a success text, an error, a streamed success, or nothing (notification). */
+type Answer = string | ErrorAnswer | StreamAnswer | undefined;
 
 const HEAD = '{"jsonrpc":"2.0","id":';
 const ID_NULL_HEAD = '{"jsonrpc":"2.0","id":null,"error":';
@@ -204,6 +257,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const isKnown = (name: string): boolean => registeredNames.has(name) || isKnownMethodName(name);
 
   function finishResult(idJson: string, result: unknown, name: string): Answer {
+    if (result instanceof StreamingResult) return new StreamAnswer(idJson, result, name);
     let json: string | undefined;
     try {
       json = result instanceof RawJson ? result.json : JSON.stringify(result);
@@ -295,6 +349,11 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         sliceStart = performance.now();
       }
       if (answer === undefined) continue;
+      if (answer instanceof StreamAnswer) {
+        await answer.writeTo(write, first ? '' : ',');
+        first = false;
+        continue;
+      }
       const text = typeof answer === 'string' ? answer : answer.text;
       const wrote = write(first ? text : `,${text}`);
       first = false;
@@ -304,8 +363,12 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     if (closed !== undefined) await closed;
   }
 
-  function single(answer: Answer): DispatchResult {
+  function single(answer: Answer, stream?: boolean): DispatchResult | Promise<DispatchResult> {
     if (answer === undefined) return { status: 200, body: undefined };
+    if (answer instanceof StreamAnswer) {
+      if (stream === true) return { status: 200, body: undefined, stream: (write) => answer.writeTo(write) };
+      return answer.collect().then((body) => ({ status: 200, body }));
+    }
     return { status: statusOf(answer), body: typeof answer === 'string' ? answer : answer.text };
   }
 
@@ -345,7 +408,8 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       return processBatch(parsed, ctx).then((text) => ({ status: 200, body: text }));
     }
     const answer = processRequest(parsed, ctx);
-    return answer instanceof Promise ? answer.then(single) : single(answer);
+    const stream = dispatchOpts?.stream;
+    return answer instanceof Promise ? answer.then((a) => single(a, stream)) : single(answer, stream);
   }
 
   return {

@@ -3,9 +3,12 @@
  * (besu-facts.md §1.2). This is the only place that builds error objects. Handlers throw `RpcError`
  * for malformed requests; lower layers throw their own typed errors, which `domainError` below maps.
  */
+
 import { SimulateError, type SimulateErrorKind } from '../execution/blockSimulator.js';
 import { CallFailedError } from '../execution/gasEstimator.js';
 import { InvalidSimulationError, type SimulationResult } from '../execution/simulator.js';
+import { TraceCallError } from '../execution/tracers/parity/service.js';
+import { TraceTimeoutError } from '../execution/tracers/sink.js';
 import { LogQueryError, type LogQueryFailure } from '../filters/logQuery.js';
 import { FilterLimitError } from '../filters/manager.js';
 import { logger } from '../log.js';
@@ -138,6 +141,15 @@ export const NO_MINING_WORK_FOUND = spec(-32000, 'No mining work available yet')
 export const BLOCK_NOT_FOUND = spec(-32000, 'Block not found');
 export const PARENT_BLOCK_NOT_FOUND = spec(-32000, 'Parent block not found');
 export const TRANSACTION_NOT_FOUND = spec(-32000, 'Transaction not found');
+/** debug_setHead, debug_replayBlock and debug_resyncWorldState while blocks are being added. */
+export const CHAIN_HEAD_BUSY = spec(
+  -32000,
+  'Cannot change the chain head while the node is producing or importing blocks',
+);
+/** debug_trace* of the genesis block, as the cross-client suite words it. */
+export const GENESIS_NOT_TRACEABLE = spec(-32000, 'genesis is not traceable');
+/** debug_traceTransaction of an unknown hash, as the cross-client suite words it (Besu 25.x answered null). */
+export const TRACE_TRANSACTION_NOT_FOUND = spec(-32000, 'transaction not found');
 export const ETH_SEND_TX_ALREADY_KNOWN = spec(-32000, 'Known transaction');
 export const ETH_SEND_TX_REPLACEMENT_UNDERPRICED = spec(-32000, 'Replacement transaction underpriced');
 export const WRONG_CHAIN_ID = spec(-32000, 'Wrong chainId');
@@ -473,6 +485,8 @@ function domainError(err: unknown): RpcErrorSpec | undefined {
   if (err instanceof InvalidSubscriptionRequestError) return INVALID_REQUEST;
   if (err instanceof SubscriptionNotFoundError) return SUBSCRIPTION_NOT_FOUND;
   if (err instanceof LogQueryError) return LOG_QUERY_ERRORS[err.reason];
+  if (err instanceof TraceCallError) return INTERNAL_ERROR;
+  if (err instanceof TraceTimeoutError) return TIMEOUT_ERROR;
   return undefined;
 }
 

@@ -7,11 +7,13 @@
 import type { Common } from '@ethereumjs/common';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { FeeOracle } from '../chain/fees.js';
-import type { BlockImporter } from '../execution/importer.js';
 import type { Config } from '../config/types.js';
+import type { Bft } from '../consensus/bft/service.js';
 import type { Clique } from '../consensus/clique/index.js';
 import type { BlockSimulator } from '../execution/blockSimulator.js';
+import type { BlockImporter } from '../execution/importer.js';
 import type { CallSimulator } from '../execution/simulator.js';
+import type { TraceService } from '../execution/traceService.js';
 import type { LogBloomCache } from '../filters/bloomCache.js';
 import type { FilterManager } from '../filters/manager.js';
 import type { MetricsService } from '../metrics/service.js';
@@ -49,6 +51,8 @@ export interface Services {
   fees: FeeOracle;
   /** eth_call, eth_estimateGas and eth_createAccessList run here (it holds no per-call state). */
   callSimulator: CallSimulator;
+  /** debug_trace* (struct logs and the geth tracers) run here. */
+  traces: TraceService;
   /** eth_simulateV1 runs here. */
   blockSimulator: BlockSimulator;
   /** Serialised answers about immutable data (a block by hash), one per node for every transport. */
@@ -63,6 +67,8 @@ export interface Services {
   filters?: FilterManager;
   /** Clique signers, votes and proposals; present only on Clique chains. */
   clique?: Clique;
+  /** IBFT 2.0 or QBFT (`bft.variant`), behind ibft_* or qbft_*. */
+  bft?: Bft;
   /** Block production (proof-of-work chains); absent where the consensus mines no blocks locally. */
   miner?: MiningService;
   /** The log bloom cache files (eth_getLogs and log filters read full segments from them). */

@@ -15,6 +15,7 @@ import { createBackend } from '../../src/node.js';
 import { knownErrorObject } from '../../src/rpc/errors.js';
 import { allMethods } from '../../src/rpc/methods/index.js';
 import type { Services } from '../../src/rpc/services.js';
+import { StreamingResult } from '../../src/rpc/streaming.js';
 
 export const CONFORMANCE = resolve(import.meta.dirname, '../../../shared/conformance');
 
@@ -67,6 +68,8 @@ export async function openTestChain(opts: TestChainOptions): Promise<TestChain> 
       if (!m) return { error: { code: -32601, message: 'Method not found' } };
       try {
         const result = await m.handler(params, { services, transport: 'http' });
+        // A streamed answer is gathered whole here; the transports write it as it comes.
+        if (result instanceof StreamingResult) return { result: JSON.parse(await result.text()) };
         // Round-trip through JSON as the wire does (drops undefined members).
         return { result: JSON.parse(JSON.stringify(result ?? null)) };
       } catch (err) {

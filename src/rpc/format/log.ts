@@ -71,12 +71,20 @@ export class LogJsonCache {
   /** The logs as a JSON array: each non-removed log's text from the cache, formatted on a miss. */
   answer(entries: readonly LogEntry[]): RawJson {
     if (entries.length === 0) return new RawJson('[]');
-    let out = '[';
+    return new RawJson(`[${this.piece(entries, true)}]`);
+  }
+
+  /**
+   * The logs' texts joined by commas, for an array built piece by piece; `first` says whether these
+   * open the array (otherwise the piece starts with a comma). Empty for no logs.
+   */
+  piece(entries: readonly LogEntry[], first: boolean): string {
+    let out = '';
     let lastBlock: Uint8Array | undefined;
     let prefix = '';
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i] as LogEntry;
-      if (i > 0) out += ',';
+      if (i > 0 || !first) out += ',';
       if (e.removed) {
         out += JSON.stringify(formatLog(e));
         continue;
@@ -93,6 +101,6 @@ export class LogJsonCache {
       }
       out += text;
     }
-    return new RawJson(`${out}]`);
+    return out;
   }
 }

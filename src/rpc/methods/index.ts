@@ -2,10 +2,14 @@
 import { adminChangeLogLevel } from './admin/changeLogLevel.js';
 import { adminMethods } from './admin/index.js';
 import { logBloomCacheMethods } from './admin/logBloomCache.js';
+import { ibftMethods, qbftMethods } from './bft/index.js';
 import { cliqueMethods } from './clique/index.js';
 import { debugBatchSendRawTransaction } from './debug/batchSend.js';
+import { debugChainMethods } from './debug/chain.js';
 import { debugMetrics } from './debug/metrics.js';
 import { debugRawMethods } from './debug/raw.js';
+import { debugStateMethods } from './debug/state.js';
+import { debugTraceMethods } from './debug/trace.js';
 import { blockMethods } from './eth/blocks.js';
 import { ethCall } from './eth/call.js';
 import { chainInfoMethods } from './eth/chainInfo.js';
@@ -29,6 +33,7 @@ import { workMethods } from './eth/work.js';
 import { minerMethods } from './miner/index.js';
 import { netMethods } from './net/net.js';
 import { pluginsReloadPluginConfigMethods } from './plugins/index.js';
+import { traceMethods } from './trace/index.js';
 import { txpoolMethods } from './txpool/txpool.js';
 import type { RpcMethod } from './types.js';
 import { web3Methods } from './web3/web3.js';
@@ -57,13 +62,19 @@ export const allMethods: RpcMethod[] = [
   ...pluginsReloadPluginConfigMethods,
   debugMetrics,
   ...debugRawMethods,
+  ...debugTraceMethods,
+  ...debugChainMethods,
+  ...debugStateMethods,
   ethSendRawTransaction,
   debugBatchSendRawTransaction,
   ...txpoolMethods,
   ...filterMethods,
   ...cliqueMethods,
+  ...ibftMethods,
+  ...qbftMethods,
   ...miningMethods,
   ...workMethods,
   ...minerMethods,
   ...adminMethods,
+  ...traceMethods,
 ];

@@ -37,7 +37,13 @@ import type { AuthenticatedUser, ConnectionContext } from '../methods/types.js';
 import type { Services } from '../services.js';
 import type { SubscriptionConnection, SubscriptionManager } from '../subscriptions/manager.js';
 import { createHostCheck } from './http-policy.js';
-import { textFrame } from './wsFrame.js';
+import { CONTINUATION, FIN_CONTINUATION, frameOf, TEXT_FIRST, textFrame } from './wsFrame.js';
+
+/** Streamed answers (traces, wide log queries) leave in frames of about this many characters. */
+const STREAM_FRAME_CHARS = 64 * 1024;
+const STREAM = { stream: true };
+/** Close code when an answer fails after part of it was sent. */
+const CLOSE_INTERNAL_ERROR = 1011;
 
 export interface WsServerOptions {
   host: string;
@@ -157,6 +163,8 @@ interface Connection extends SubscriptionConnection {
   chain: Promise<void>;
   /** The request context when authentication is off (the same for every message). */
   context: DispatchContext;
+  /** While a fragmented answer is being sent: the messages that wait for it to finish. */
+  streaming?: string[];
 }
 
 export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
@@ -374,10 +382,10 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
     }
     if (auth) {
       return requestContext(conn).then((ctx) =>
-        conn.closing ? undefined : answer(conn, opts.dispatcher.dispatch(text, ctx)),
+        conn.closing ? undefined : answer(conn, opts.dispatcher.dispatch(text, ctx, STREAM)),
       );
     }
-    return answer(conn, opts.dispatcher.dispatch(text, conn.context));
+    return answer(conn, opts.dispatcher.dispatch(text, conn.context, STREAM));
   }
 
   function answer(
@@ -385,12 +393,60 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
     result: DispatchResult | Promise<DispatchResult>,
   ): Promise<void> | undefined {
     if (result instanceof Promise) return result.then((r) => sendResult(conn, r));
-    sendResult(conn, result);
+    return sendResult(conn, result);
+  }
+
+  function sendResult(conn: Connection, result: DispatchResult): Promise<void> | undefined {
+    if (result.stream !== undefined) return sendStream(conn, result.stream);
+    if (result.body !== undefined && result.body !== '') send(conn, result.body);
     return undefined;
   }
 
-  function sendResult(conn: Connection, result: DispatchResult): void {
-    if (result.body !== undefined && result.body !== '') send(conn, result.body);
+  /**
+   * A streamed answer as one fragmented message: frames of up to STREAM_FRAME_CHARS leave as the text
+   * comes, waiting for the socket to drain. Other messages for the connection (notifications) wait
+   * until the last frame is out, as fragments of one message cannot be interleaved with another. A
+   * failure part-way closes the connection (the message cannot be completed).
+   */
+  async function sendStream(conn: Connection, stream: NonNullable<DispatchResult['stream']>): Promise<void> {
+    conn.streaming = [];
+    let pending = '';
+    let started = false;
+    const out = (head: number): boolean => {
+      const text = pending;
+      pending = '';
+      return conn.socket.write(frameOf(text, head));
+    };
+    const write = (text: string): Promise<void> | undefined => {
+      if (conn.closing || conn.ws.readyState !== conn.ws.OPEN) throw new Error('connection closed');
+      pending += text;
+      if (pending.length < STREAM_FRAME_CHARS) return undefined;
+      const flushed = out(started ? CONTINUATION : TEXT_FIRST);
+      started = true;
+      if (flushed) return undefined;
+      return new Promise<void>((resolve) => {
+        const done = (): void => {
+          conn.socket.off('drain', done);
+          conn.socket.off('close', done);
+          resolve();
+        };
+        conn.socket.once('drain', done);
+        conn.socket.once('close', done);
+      });
+    };
+    try {
+      await stream(write);
+      if (!conn.closing) {
+        if (started) out(FIN_CONTINUATION);
+        else if (pending !== '') conn.socket.write(textFrame(pending));
+      }
+    } catch {
+      if (!conn.closing) closeConnection(conn, CLOSE_INTERNAL_ERROR, 'Answer failed part-way');
+    } finally {
+      const held = conn.streaming;
+      conn.streaming = undefined;
+      for (const message of held) send(conn, message);
+    }
   }
 
   /** Who is asking, decided afresh for every message (the token may have expired since the upgrade). */
@@ -419,6 +475,10 @@ export async function startWsServer(opts: WsServerOptions): Promise<WsServer> {
 
   function send(conn: Connection, message: string): void {
     if (conn.closing || conn.ws.readyState !== conn.ws.OPEN) return;
+    if (conn.streaming !== undefined) {
+      conn.streaming.push(message);
+      return;
+    }
     if (conn.ws.bufferedAmount + message.length > maxSendQueue) {
       closeConnection(conn, CLOSE_SEND_QUEUE_FULL, 'Send queue limit exceeded');
       return;

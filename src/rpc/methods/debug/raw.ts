@@ -15,7 +15,7 @@ import type { RpcMethod } from '../types.js';
 const TAGS = new Set(['latest', 'earliest', 'pending', 'safe', 'finalized']);
 
 /** A block parameter whose number must be `0x` hex. */
-const strictBlockParam: Decoder<BlockParam> = decoder(INVALID_BLOCK_PARAMS, (value) => {
+export const strictBlockParam: Decoder<BlockParam> = decoder(INVALID_BLOCK_PARAMS, (value) => {
   if (typeof value === 'string' && !TAGS.has(value.toLowerCase()) && !value.startsWith('0x'))
     return undefined;
   return blockParam(value, INVALID_BLOCK_PARAMS);

@@ -2,12 +2,21 @@
  * eth_getLogs: logs of one block (`blockHash`) or of a canonical range (`fromBlock`/`toBlock`,
  * default latest), filtered by address and topics. The log query service (`filters/logQuery.ts`)
  * checks the range and the --rpc-max-logs-range limit and matches; the answer is built from the
- * node's shared log text cache.
+ * node's shared log text cache. A small answer is returned whole; once the text passes
+ * STREAM_AFTER_CHARS the rest of the range is read and written as the transport takes it
+ * (`StreamingResult`), so a wide query never holds its whole answer.
  */
-import { queryLogs } from '../../../filters/logQuery.js';
+import { queryLogBlocks } from '../../../filters/logQuery.js';
 import { compileLogQuery } from '../../../filters/logs.js';
 import { logFilter, logScopeOf } from '../../params/logFilter.js';
+import { RawJson } from '../../rawJson.js';
+import { StreamingResult } from '../../streaming.js';
 import { defineMethod, required } from '../define.js';
+
+/** Answer text gathered before the rest is streamed. */
+const STREAM_AFTER_CHARS = 256 * 1024;
+/** Blocks read between turns of the event loop while streaming. */
+const BLOCKS_PER_TURN = 256;
 
 export const ethGetLogs = defineMethod({
   name: 'eth_getLogs',
@@ -15,13 +24,34 @@ export const ethGetLogs = defineMethod({
   params: [required(logFilter)],
   handler([filter], { services }) {
     const chain = services.chain;
-    const logs = queryLogs(
+    const blocks = queryLogBlocks(
       chain,
       logScopeOf(chain, filter),
       compileLogQuery(filter.query),
       { maxRange: services.config.rpcMaxLogsRange },
       services.logBloomCache,
     );
-    return services.logCache.answer(logs);
+    const cache = services.logCache;
+    let head = '[';
+    let first = true;
+    for (;;) {
+      const next = blocks.next();
+      if (next.done) return new RawJson(`${head}]`);
+      head += cache.piece(next.value, first);
+      first = false;
+      if (head.length >= STREAM_AFTER_CHARS) break;
+    }
+    return new StreamingResult(async (write) => {
+      await write(head);
+      let n = 0;
+      for (;;) {
+        const next = blocks.next();
+        if (next.done) break;
+        const wrote = write(cache.piece(next.value, false));
+        if (wrote !== undefined) await wrote;
+        if (++n % BLOCKS_PER_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      await write(']');
+    });
   },
 });
