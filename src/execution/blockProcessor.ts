@@ -20,7 +20,7 @@ import {
   createAddressFromString,
   setLengthLeft,
 } from '@ethereumjs/util';
-import { createVM, encodeReceipt, runBlock, type VM } from '@ethereumjs/vm';
+import { createVM, encodeReceipt, type RunTxResult, runBlock, runTx, type VM } from '@ethereumjs/vm';
 import { AncestorHashes } from '../chain/ancestorHashes.js';
 import { bytesEqual, type ChainStore } from '../chain/chainStore.js';
 import type { WriteBatch } from '../db/database.js';
@@ -108,7 +108,11 @@ export class BlockProcessor {
       await this.reset(state, parent);
       throw new BlockExecutionError(cleanReason(err));
     } finally {
-      detach?.();
+      try {
+        detach?.();
+      } catch {
+        // An import is never undone by its tracer.
+      }
     }
     this.stateRoot = block.header.stateRoot;
     this.world.store.drainInto(batch);
@@ -216,15 +220,49 @@ export class BlockProcessor {
       if (err instanceof TraceAbort) throw err;
       if (!(err instanceof ReplayStop)) throw new BlockExecutionError(cleanReason(err));
     } finally {
-      detach?.();
       vm.events.off('beforeTx', atTx);
       vm.events.off('beforeTx', leave);
       vm.events.off('afterTx', leaveAfter);
+      // Throws the tracer's abort (deadline passed, reader gone) if it asked to stop.
+      detach?.();
     }
     if (inspectError !== undefined) throw inspectError;
     if (stop !== undefined) return inspected;
     if (after !== undefined && ran === after) return opts.inspect ? opts.inspect(vm) : undefined;
     return opts.inspect ? opts.inspect(vm) : undefined;
+  }
+
+  /**
+   * Runs `work` on transaction `index` of `block` at its pre-state (the block's earlier transactions
+   * and system writes applied) on a private VM over an overlay, nothing written. `run` executes the
+   * transaction as the block does, once, with `tracer` attached.
+   */
+  async replayTransaction<T>(
+    block: Block,
+    index: number,
+    work: (run: (tracer?: BlockTracer) => Promise<RunTxResult>) => Promise<T>,
+  ): Promise<T> {
+    const tx = block.transactions[index];
+    if (!tx) throw new RangeError(`block ${block.header.number} has no transaction ${index}`);
+    const view = this.executionView(block);
+    const result = await this.replay(block, {
+      stopBeforeTx: index,
+      inspect: (vm) =>
+        work(async (tracer) => {
+          const detach = tracer ? attachTracer(vm, tracer) : undefined;
+          try {
+            return await runTx(vm, {
+              tx,
+              block: view,
+              skipHardForkValidation: true,
+              skipBlockGasLimitValidation: true,
+            });
+          } finally {
+            detach?.();
+          }
+        }),
+    });
+    return result as T;
   }
 
   /**

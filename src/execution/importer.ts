@@ -29,9 +29,22 @@ export interface BuiltExecution extends BlockExecution {
   stateWrites: WriteBatch;
 }
 
+/** A block refused at import, kept for debug_getBadBlocks and debug_standardTraceBadBlockToFile. */
+export interface BadBlock {
+  block: Block;
+  reason: string;
+}
+
+/** Bad blocks kept (the oldest leaves first), as Besu's bad block manager bounds its cache. */
+export const MAX_BAD_BLOCKS = 100;
+
 export class BlockImporter {
   readonly processor: BlockProcessor;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Imports queued or running. */
+  private pending = 0;
+  /** Blocks refused at import, by hash, oldest first. */
+  private readonly bad = new Map<string, BadBlock>();
 
   constructor(
     private readonly chain: ChainStore,
@@ -77,10 +90,69 @@ export class BlockImporter {
     await this.queue;
   }
 
+  /** Whether an import (or a block build) is queued or running. */
+  get busy(): boolean {
+    return this.pending > 0;
+  }
+
+  /** The blocks refused at import, oldest first (at most MAX_BAD_BLOCKS). */
+  badBlocks(): BadBlock[] {
+    return [...this.bad.values()];
+  }
+
+  badBlock(hash: Uint8Array): BadBlock | undefined {
+    return this.bad.get(bytesToHex(hash));
+  }
+
+  clearBadBlocks(): void {
+    this.bad.clear();
+  }
+
+  /**
+   * Makes `block` (stored) the head, dropping the canonical blocks above it (debug_setHead). The world
+   * state of every stored block stays available, so the head state moves with it.
+   */
+  rewindTo(block: Block): Promise<void> {
+    return this.enqueue(async () => {
+      const batch = this.chain.newBatch();
+      const moved = this.chain.setHead(batch, block);
+      this.chain.db.commit(batch);
+      this.chain.headCommitted({ head: block, ...moved });
+    });
+  }
+
+  /**
+   * Executes the stored `block` again on its parent's state, with every post-execution check, and
+   * stores what it produced, the block becoming the head (debug_replayBlock).
+   */
+  reexecute(block: Block): Promise<void> {
+    return this.enqueue(async () => {
+      const parent = this.checkHeader(block);
+      const batch = this.chain.newBatch();
+      const execution = await this.processor.execute(block, parent, batch);
+      const td = (this.chain.getTotalDifficulty(block.header.parentHash) ?? 0n) + block.header.difficulty;
+      this.chain.putBlock(batch, block, td, execution.receipts, execution.senders);
+      const moved = this.chain.setHead(batch, block);
+      this.chain.db.commit(batch);
+      this.processor.trimCaches();
+      this.chain.headCommitted({ head: block, ...moved });
+    });
+  }
+
   private enqueue<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work);
+    this.pending++;
+    const run = this.queue.then(work).finally(() => {
+      this.pending--;
+    });
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  private remember(block: Block, reason: string): void {
+    const key = bytesToHex(block.hash());
+    this.bad.delete(key);
+    this.bad.set(key, { block, reason });
+    while (this.bad.size > MAX_BAD_BLOCKS) this.bad.delete(this.bad.keys().next().value as string);
   }
 
   private async doImport(block: Block, tracer: BlockTracer | undefined): Promise<ImportResult> {
@@ -136,6 +208,7 @@ export class BlockImporter {
   }
 
   private invalid(block: Block, reason: string): InvalidBlockError {
+    this.remember(block, reason);
     return new InvalidBlockError(block.header.number, bytesToHex(block.hash()), reason);
   }
 }

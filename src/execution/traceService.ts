@@ -4,15 +4,20 @@
  * sink as it is produced. Struct logs open with the transaction's outcome, so for them the block is
  * first replayed untraced (cheap next to tracing) to learn each outcome.
  */
+
+import { once } from 'node:events';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { join } from 'node:path';
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { type Address, bytesToHex } from '@ethereumjs/util';
+import { type Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
 import type { BlockProcessor } from './blockProcessor.js';
 import type { CallRequest, CallSimulator, SimulationResult, StateOverrides } from './simulator.js';
 import { attachTracer, type BlockTracer } from './tracer.js';
 import type { TraceOptions } from './tracers/options.js';
 import { Deadline, guardSink, type TextSink } from './tracers/sink.js';
+import { StandardJsonTracer } from './tracers/standardJson.js';
 import {
   createTxTraceWriter,
   needsOutcomeFirst,
@@ -43,6 +48,8 @@ function outcomeOfCall(result: SimulationResult): TxOutcome {
 
 /** Sends each wanted transaction's trace to the sink, wrapped by `open`/`close`. */
 class TraceDriver implements BlockTracer {
+  /** The outcome of the one transaction traced, when it was learnt apart from the block's. */
+  outcomeOverride: TxOutcome | undefined;
   private writer: TxTraceWriter | undefined;
   private detach: (() => void) | undefined;
 
@@ -66,7 +73,7 @@ class TraceDriver implements BlockTracer {
       this.options,
       this.out,
       this.deadline,
-      this.outcomes?.[index],
+      this.outcomeOverride ?? this.outcomes?.[index],
       this.coinbase,
     );
     this.writer = writer;
@@ -83,6 +90,13 @@ class TraceDriver implements BlockTracer {
     await writer.end(tx, outcomeOfTx(result), vm);
     if (this.close !== '') await this.out(this.close);
   }
+}
+
+/** Options of debug_standardTraceBlockToFile. */
+export interface FileTraceOptions {
+  /** Only this transaction is written (the others run untraced). */
+  txHash?: Uint8Array;
+  memory: boolean;
 }
 
 export class TraceService {
@@ -130,22 +144,90 @@ export class TraceService {
     await out(']');
   }
 
-  /** The trace of transaction `index` of `block`. */
+  /**
+   * The trace of transaction `index` of `block`: the block is replayed up to it and the transaction
+   * run traced; struct logs first run it once untraced (another replay) for the outcome they open with.
+   */
   async traceTransaction(block: Block, index: number, options: TraceOptions, sink: TextSink): Promise<void> {
     const out = guardSink(sink);
     const deadline = new Deadline(options.timeoutMs);
-    const outcomes = needsOutcomeFirst(options) ? await this.outcomes(block, index) : undefined;
+    const outcome = needsOutcomeFirst(options)
+      ? outcomeOfTx(await this.processor.replayTransaction(block, index, (run) => run()))
+      : undefined;
     const driver = new TraceDriver(
       options,
       out,
       deadline,
-      outcomes,
-      (i) => i === index,
+      undefined,
+      () => true,
       () => '',
       '',
       this.feeRecipient(block.header),
     );
-    await this.processor.replay(block, { tracer: driver, stopAfterTx: index });
+    driver.outcomeOverride = outcome;
+    await this.processor.replayTransaction(block, index, (run) => run(driver));
+  }
+
+  /**
+   * EIP-3155 traces of `block`'s transactions, one file per transaction under `dir` (created when
+   * missing), named as Besu names them; resolves with the paths in transaction order. Each file is
+   * written as its transaction runs and closed before the next starts.
+   */
+  async traceBlockToFiles(block: Block, options: FileTraceOptions, dir: string): Promise<string[]> {
+    mkdirSync(dir, { recursive: true });
+    const paths: string[] = [];
+    const n = block.transactions.length;
+    if (n === 0) return paths;
+    const blockPrefix = bytesToHex(block.hash()).slice(0, 10);
+    const wanted = (tx: TypedTransaction): boolean =>
+      options.txHash === undefined || equalsBytes(tx.hash(), options.txHash);
+    let file: WriteStream | undefined;
+    let detach: (() => void) | undefined;
+    let started = 0;
+    const deadline = new Deadline(undefined);
+    const driver: BlockTracer = {
+      onTxStart: (tx, index, vm) => {
+        if (!wanted(tx)) return;
+        const path = join(
+          dir,
+          `block_${blockPrefix}-${index}-${bytesToHex(tx.hash()).slice(0, 10)}-${Date.now()}`,
+        );
+        paths.push(path);
+        const stream = createWriteStream(path);
+        file = stream;
+        started = performance.now();
+        detach = attachTracer(
+          vm,
+          new StandardJsonTracer(
+            options.memory,
+            (line) => (stream.write(`${line}\n`) ? undefined : once(stream, 'drain').then(() => undefined)),
+            deadline,
+          ),
+        );
+      },
+      onTxEnd: async (tx, _index, result) => {
+        const stream = file;
+        if (!stream) return;
+        file = undefined;
+        detach?.();
+        detach = undefined;
+        const nanos = Math.round((performance.now() - started) * 1e6);
+        const outcome = outcomeOfTx(result);
+        const output = Buffer.from(outcome.output).toString('hex');
+        stream.write(
+          `{"output":"${output}","gasUsed":"0x${outcome.gasUsed.toString(16)}","time":${nanos}}\n`,
+        );
+        await new Promise<void>((resolve, reject) =>
+          stream.end((err?: Error | null) => (err ? reject(err) : resolve())),
+        );
+      },
+    };
+    try {
+      await this.processor.replay(block, { tracer: driver, stopAfterTx: n - 1 });
+    } finally {
+      file?.destroy();
+    }
+    return paths;
   }
 
   /**

@@ -35,21 +35,28 @@ type Listener = (data: never, resolve?: (result?: unknown) => void) => void;
 
 /**
  * Attaches `tracer` to `vm`'s events; returns the function that detaches it. Transaction indices count
- * from 0 at the first `beforeTx` after attaching.
+ * from 0 at the first `beforeTx` after attaching. A hook that throws a TraceAbort stops the execution:
+ * at once when it throws synchronously, at the next event when its promise rejects (the EVM cannot be
+ * failed from a promise), and at the latest when the tracer is detached, which then throws it.
  */
 export function attachTracer(vm: VM, tracer: BlockTracer): () => void {
   let index = -1;
+  let failure: TraceAbort | undefined;
   const vmListeners: Array<[string, Listener]> = [];
   const evmListeners: Array<[string, Listener]> = [];
   const wrap =
     <T>(fn: (data: T) => void | Promise<void>): Listener =>
     (data: never, resolve?: (result?: unknown) => void) => {
-      // A synchronous throw rejects the EVM's wait and aborts the run; a rejected promise is the tracer's own.
+      if (failure) throw failure;
+      // A synchronous throw rejects the EVM's wait and aborts the run.
       const out = fn(data as T);
       if (out instanceof Promise)
         out.then(
           () => resolve?.(),
-          () => resolve?.(),
+          (err: unknown) => {
+            if (err instanceof TraceAbort) failure = err;
+            resolve?.();
+          },
         );
       else resolve?.();
     };
@@ -81,6 +88,7 @@ export function attachTracer(vm: VM, tracer: BlockTracer): () => void {
   return () => {
     for (const [name, l] of vmListeners) off(vmEvents, name, l);
     for (const [name, l] of evmListeners) if (evmEvents) off(evmEvents, name, l);
+    if (failure) throw failure;
   };
 }
 

@@ -141,6 +141,11 @@ export const NO_MINING_WORK_FOUND = spec(-32000, 'No mining work available yet')
 export const BLOCK_NOT_FOUND = spec(-32000, 'Block not found');
 export const PARENT_BLOCK_NOT_FOUND = spec(-32000, 'Parent block not found');
 export const TRANSACTION_NOT_FOUND = spec(-32000, 'Transaction not found');
+/** debug_setHead, debug_replayBlock and debug_resyncWorldState while blocks are being added. */
+export const CHAIN_HEAD_BUSY = spec(
+  -32000,
+  'Cannot change the chain head while the node is producing or importing blocks',
+);
 /** debug_trace* of the genesis block, as the cross-client suite words it. */
 export const GENESIS_NOT_TRACEABLE = spec(-32000, 'genesis is not traceable');
 /** debug_traceTransaction of an unknown hash, as the cross-client suite words it (Besu 25.x answered null). */

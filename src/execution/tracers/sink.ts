@@ -20,17 +20,17 @@ export class Deadline {
   private readonly at: number;
   private count = 0;
   constructor(timeoutMs: number | undefined) {
-    this.at = timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs;
+    this.at = timeoutMs === undefined ? Number.POSITIVE_INFINITY : performance.now() + timeoutMs;
   }
 
   /** Throws TraceTimeoutError once the deadline has passed (the clock is read every 1,024 calls). */
   check(): void {
-    if ((++this.count & 1023) === 0 && Date.now() > this.at) throw new TraceTimeoutError();
+    if ((++this.count & 1023) === 0 && performance.now() > this.at) throw new TraceTimeoutError();
   }
 
   /** Throws at once if the deadline has passed. */
   checkNow(): void {
-    if (Date.now() > this.at) throw new TraceTimeoutError();
+    if (performance.now() > this.at) throw new TraceTimeoutError();
   }
 }
 

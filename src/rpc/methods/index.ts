@@ -4,8 +4,10 @@ import { adminMethods } from './admin/index.js';
 import { logBloomCacheMethods } from './admin/logBloomCache.js';
 import { cliqueMethods } from './clique/index.js';
 import { debugBatchSendRawTransaction } from './debug/batchSend.js';
+import { debugChainMethods } from './debug/chain.js';
 import { debugMetrics } from './debug/metrics.js';
 import { debugRawMethods } from './debug/raw.js';
+import { debugStateMethods } from './debug/state.js';
 import { debugTraceMethods } from './debug/trace.js';
 import { blockMethods } from './eth/blocks.js';
 import { ethCall } from './eth/call.js';
@@ -60,6 +62,8 @@ export const allMethods: RpcMethod[] = [
   debugMetrics,
   ...debugRawMethods,
   ...debugTraceMethods,
+  ...debugChainMethods,
+  ...debugStateMethods,
   ethSendRawTransaction,
   debugBatchSendRawTransaction,
   ...txpoolMethods,
