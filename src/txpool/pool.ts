@@ -225,6 +225,20 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     return { pending, queued };
   }
 
+  /**
+   * The executable transactions of each sender, in nonce order: the run of consecutive nonces from its
+   * account nonce, found by lookup (no sort), so what a block builder reads costs what it takes.
+   */
+  pendingLanes(): PooledTx[][] {
+    const lanes: PooledTx[][] = [];
+    for (const s of this.bySender.values()) {
+      const lane: PooledTx[] = [];
+      for (let next = s.accountNonce, t = s.byNonce.get(next); t; t = s.byNonce.get(++next)) lane.push(t);
+      if (lane.length > 0) lanes.push(lane);
+    }
+    return lanes;
+  }
+
   /** The next nonce for `sender` counting its executable pool transactions; undefined if it has none. */
   nextNonce(sender: Address, accountNonce: bigint): bigint {
     const s = this.bySender.get(sender.toString());

@@ -2,6 +2,7 @@
 import { adminChangeLogLevel } from './admin/changeLogLevel.js';
 import { adminMethods } from './admin/index.js';
 import { logBloomCacheMethods } from './admin/logBloomCache.js';
+import { ibftMethods, qbftMethods } from './bft/index.js';
 import { cliqueMethods } from './clique/index.js';
 import { debugBatchSendRawTransaction } from './debug/batchSend.js';
 import { debugChainMethods } from './debug/chain.js';
@@ -69,6 +70,8 @@ export const allMethods: RpcMethod[] = [
   ...txpoolMethods,
   ...filterMethods,
   ...cliqueMethods,
+  ...ibftMethods,
+  ...qbftMethods,
   ...miningMethods,
   ...workMethods,
   ...minerMethods,

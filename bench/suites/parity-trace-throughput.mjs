@@ -5,7 +5,7 @@
  * one request at a time, each run timed; the medians of `runs` runs are printed (transactions traced
  * per second, and per request latency for trace_transaction).
  *
- *   node bench/suites/trace-block-throughput.mjs [--trace-blocks=400] [--trace-runs=3] [--trace-sample-blocks=50]
+ *   node bench/suites/parity-trace-throughput.mjs [--trace-blocks=400] [--trace-runs=3] [--trace-sample-blocks=50]
  *                                          [--bin=PATH to another build's bin/alder]
  */
 import { resolve } from 'node:path';
@@ -69,7 +69,7 @@ async function main() {
 }
 
 main().catch((err) => {
-  process.stderr.write(`trace-block-throughput failed: ${err.stack ?? err}\n`);
+  process.stderr.write(`parity-trace-throughput failed: ${err.stack ?? err}\n`);
   killAll();
   process.exit(1);
 });
