@@ -66,7 +66,8 @@ export function bftGenesis(
     },
     nonce: '0x0',
     timestamp: '0x0',
-    gasLimit: '0x1fffffffffffff',
+    // 30 M gas: a block the proposer can build and the others execute within a round.
+    gasLimit: '0x1c9c380',
     difficulty: '0x1',
     mixHash: BFT_MIX_HASH,
     coinbase: '0x0000000000000000000000000000000000000000',

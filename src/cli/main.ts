@@ -7,9 +7,6 @@
  *   alder [options] operator generate-log-bloom-cache [--start-block=N] [--end-block=M]
  *   alder dev-network [--consensus=qbft|ibft2] [--validators=4] [--data-path=DIR]
  *                                                    a local BFT network until Ctrl-C
-      );
-    });
-
  *   alder operator generate-blockchain-config --config-file=FILE --to=DIR [--genesis-file-name=NAME]
  *         [--private-key-file-name=NAME] [--public-key-file-name=NAME]
  *   alder password hash --password=PASSWORD          print a bcrypt hash for a credentials file

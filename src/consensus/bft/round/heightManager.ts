@@ -140,7 +140,8 @@ class Round {
     readonly state: RoundState,
     private readonly h: HeightManager,
   ) {
-    const timeout = h.timing.requestTimeoutSeconds * 1000 * 2 ** state.id.round;
+    // setTimeout takes at most 2^31 − 1 ms (about 24 days); round 21 of a 1 s timeout gets there.
+    const timeout = Math.min(h.timing.requestTimeoutSeconds * 1000 * 2 ** state.id.round, MAX_TIMER_MS);
     h.env.startRoundTimer(state.id, timeout);
     if (state.id.round >= 2) log.info({ round: state.id.round, expiresInMs: timeout }, 'Moved to round');
   }
@@ -215,6 +216,14 @@ class Round {
 }
 
 type Age = 'prior' | 'current' | 'future';
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * Prepares and commits are kept for at most this many rounds ahead of the current one (a validator
+ * that far behind joins by round changes, which carry what it needs); without a bound one validator
+ * could make the others keep a round state for every round number.
+ */
+const MAX_FUTURE_ROUNDS = 10;
 
 /** Collects round changes per target round; a quorum for a round is acted on once. */
 class RoundChangeCollector {
@@ -407,7 +416,7 @@ export class HeightManager {
     const round = msg.signed.payload.id.round;
     const age = this.age(round);
     if (age === 'current') this.current?.handlePrepare(msg);
-    else if (age === 'future') this.futureState(round).addPrepare(msg.signed);
+    else if (age === 'future') this.futureState(round)?.addPrepare(msg.signed);
   }
 
   handleCommit(msg: CommitMessage): void {
@@ -415,10 +424,11 @@ export class HeightManager {
     const round = msg.signed.payload.id.round;
     const age = this.age(round);
     if (age === 'current') this.current?.handleCommit(msg);
-    else if (age === 'future') this.futureState(round).addCommit(msg.signed);
+    else if (age === 'future') this.futureState(round)?.addCommit(msg.signed);
   }
 
-  private futureState(round: number): RoundState {
+  private futureState(round: number): RoundState | undefined {
+    if (round > (this.current?.id.round ?? 0) + MAX_FUTURE_ROUNDS) return undefined;
     let s = this.futureStates.get(round);
     if (!s) {
       s = new RoundState({ height: this.height, round }, this.ctx);
