@@ -3,7 +3,7 @@
  * Trace throughput: transactions traced per second with debug_traceTransaction, struct logs (stack
  * and storage on, memory off: the same options sent to both nodes) and callTracer, on the same
  * contract calls in Alder and in Hardhat's node. The calls: `--trace-txs` ERC-20 transfers of the
- * bench token (bench/genchain.mjs), each its own transaction. Each node traces every transaction
+ * bench token (bench/genchain.mjs), each its own transaction in its own block. Each node traces every transaction
  * one after another (one request in flight), `--trace-runs` times; the figure is the median run's
  * rate. A tracer a node does not serve is reported as such.
  *
@@ -91,15 +91,15 @@ async function prepare(url) {
   const deploy = sign({ nonce: nonce++, gasLimit: 1_000_000n, data: tokenInitCode() });
   await rpc(url, 'eth_sendRawTransaction', [deploy.raw]);
   const token = (await receipt(url, deploy.hash)).contractAddress;
+  // One transfer at a time, each mined before the next is sent: one transaction per block on both
+  // nodes (Hardhat's automine does that anyway), so a trace replays the same work on each.
   const hashes = [];
   for (let i = 0; i < opt['trace-txs']; i++) {
     const t = sign({ nonce: nonce++, gasLimit: 100_000n, to: token, data: transferData(recipient(i), 1n) });
     await rpc(url, 'eth_sendRawTransaction', [t.raw]);
+    const r = await receipt(url, t.hash);
+    if (r.status !== '0x1') throw new Error(`transfer ${t.hash} failed`);
     hashes.push(t.hash);
-  }
-  for (const h of hashes) {
-    const r = await receipt(url, h);
-    if (r.status !== '0x1') throw new Error(`transfer ${h} failed`);
   }
   return hashes;
 }
