@@ -125,8 +125,16 @@ export async function openChain(
     // another state by a stop between a reorganisation and their rebuild.
     const headRoot = chain.headHeader().stateRoot;
     if (!world.flat.isAt(headRoot)) {
-      logger('state').info('Building the flat state tables from the head state trie');
-      world.flat.rebuild(headRoot);
+      if (world.hasState(headRoot)) {
+        logger('state').info('Building the flat state tables from the head state trie');
+        world.flat.rebuild(headRoot);
+      } else {
+        // A chain written without its state (blocks stored, not executed): reads go to the trie.
+        logger('state').warn(
+          { stateRoot: bytesToHex(headRoot) },
+          'The head state is not stored; the flat state tables stay unused',
+        );
+      }
     }
     const engine = createConsensusEngine(config.genesis, {
       chain,
