@@ -147,8 +147,9 @@ async function measure(name, url, mine) {
   log(`${name}: ${hashes.length} transfers in ${blocks} blocks`);
   log(`${name}: struct logs`);
   const struct = await traceRate(url, hashes, STRUCT);
-  log(`${name}: callTracer`);
+  log(`${name}: ${struct.rate ?? struct.unsupported} tx/s; callTracer`);
   const calls = await traceRate(url, hashes, { tracer: 'callTracer' });
+  log(`${name}: ${calls.rate ?? calls.unsupported} tx/s`);
   return { struct, calls, blocks };
 }
 
@@ -201,6 +202,7 @@ async function main() {
   const cell = (r) => (r.unsupported ? `not served (${r.unsupported.slice(0, 40)})` : fmt(r.rate, 1));
   const rows = [...results].map(([node, r]) => [
     node,
+    String(r.blocks),
     cell(r.struct),
     String(r.struct.logs ?? ''),
     cell(r.calls),

@@ -166,6 +166,7 @@ export const STORES = [
   'txIndex', // tx hash → block hash (32) ‖ index (4, big-endian)
   'trie', // state trie nodes and contract code, by hash (archive: never deleted)
   'meta', // small named values: head, genesis, safe, finalized, schema
+  'preimages', // keccak256 of an address or storage slot → the address or slot (debug ranges)
 ] as const;
 export type StoreName = (typeof STORES)[number];
 

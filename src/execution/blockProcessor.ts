@@ -23,6 +23,7 @@ import {
 import { createVM, encodeReceipt, type RunTxResult, runBlock, runTx, type VM } from '@ethereumjs/vm';
 import { AncestorHashes } from '../chain/ancestorHashes.js';
 import { bytesEqual, type ChainStore } from '../chain/chainStore.js';
+import { keccak256 } from '../crypto/index.js';
 import type { WriteBatch } from '../db/database.js';
 import type { WorldState } from '../state/worldState.js';
 import { useFastCommonLookups } from './commonLookups.js';
@@ -72,6 +73,8 @@ export class BlockProcessor {
   /** The state root the warm state is positioned on; undefined when unknown. */
   private stateRoot: Uint8Array | undefined;
   private readonly hashes: AncestorHashes;
+  /** keccak256 preimages of the addresses and slots the block being executed wrote (debug ranges). */
+  private readonly preimages = new Map<Uint8Array, Uint8Array>();
 
   constructor(
     private readonly chain: ChainStore,
@@ -117,6 +120,8 @@ export class BlockProcessor {
     this.stateRoot = block.header.stateRoot;
     this.world.store.drainInto(batch);
     this.trimCaches();
+    this.chain.putPreimages(batch, this.preimages.entries());
+    this.preimages.clear();
     return {
       receipts: result.receipts.map((r, i) => encodeReceipt(r, block.transactions[i].type)),
       senders: block.transactions.map((tx) => tx.getSenderAddress()),
@@ -137,6 +142,8 @@ export class BlockProcessor {
       const { result, stateRoot } = await work(vm);
       const stateWrites = this.chain.newBatch();
       this.world.store.drainInto(stateWrites);
+      this.chain.putPreimages(stateWrites, this.preimages.entries());
+      this.preimages.clear();
       // The caches now describe the built state; a child of the built block starts from them.
       this.stateRoot = stateRoot;
       return { result, stateWrites };
@@ -327,6 +334,7 @@ export class BlockProcessor {
     if (!this.vm) {
       this.caches = new Caches();
       this.state = this.world.open(undefined, this.caches);
+      recordPreimages(this.state, this.preimages);
       this.vm = await createVM({
         common: this.executionCommon(),
         stateManager: this.state,
@@ -344,6 +352,7 @@ export class BlockProcessor {
   /** After a failed execution: drop its pending nodes, put the state back on the parent. */
   private async reset(state: MerkleStateManager, parent: BlockHeader): Promise<void> {
     this.world.store.discard();
+    this.preimages.clear();
     this.stateRoot = undefined;
     await state.setStateRoot(parent.stateRoot, true).catch(() => undefined);
   }
@@ -362,6 +371,20 @@ async function credit(vm: VM, address: Address, amount: bigint): Promise<void> {
   const account = (await vm.stateManager.getAccount(address)) ?? new Account();
   account.balance += amount;
   await vm.evm.journal.putAccount(address, account);
+}
+
+/** Records keccak256(key) → key for every address and storage slot the state manager writes. */
+function recordPreimages(state: MerkleStateManager, into: Map<Uint8Array, Uint8Array>): void {
+  const putAccount = state.putAccount.bind(state);
+  const putStorage = state.putStorage.bind(state);
+  state.putAccount = (address, account) => {
+    into.set(keccak256(address.bytes), address.bytes);
+    return putAccount(address, account);
+  };
+  state.putStorage = (address, key, value) => {
+    into.set(keccak256(key), key.slice());
+    return putStorage(address, key, value);
+  };
 }
 
 function word(n: bigint): Uint8Array {
