@@ -2,7 +2,7 @@
 /**
  * JSON-RPC fuzzing of a real `bin/alder` over HTTP and WebSocket.
  *
- *   npm run fuzz -- --requests=100000 [--seed=1] [--ws-share=0.2]
+ *   npm run fuzz -- --requests=100000 [--seed=1] [--ws-share=0.2] [--memory-probe]
  *
  * Requests are drawn from: malformed and truncated JSON, deep nesting, huge numbers and strings, wrong
  * types for every parameter of every method in the method table, huge and empty batches, odd ids,
@@ -11,9 +11,17 @@
  * notification), a WebSocket answer for every message, no hang (30 s per request, huge batches included) and no crash; the
  * node's RSS after the run against before. `-32603 Internal error` answers are counted per method: on
  * hostile parameters they mean a handler missed a check.
+ *
+ * --memory-probe starts the node with its inspector on 127.0.0.1 and, before the run, every 10,000
+ * requests and after it, forces a full garbage collection there (HeapProfiler.collectGarbage) and reads
+ * the node's own memory figures: RSS, V8 heap used and committed per space, external and array buffer
+ * memory. A leak shows as live heap (used after a full collection) growing with the request count;
+ * RSS growing while it stays flat is memory the heap or the allocator keeps committed.
+ * --heap-snapshots=DIR (with --memory-probe) also writes heap snapshots at 10,000 requests and after
+ * the run, to compare object counts by constructor.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -22,6 +30,84 @@ import { freePort, random, sleep } from './util.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin/alder');
+
+/**
+ * A client of the node's inspector (Chrome DevTools protocol over WebSocket): forces a full collection
+ * and evaluates an expression in the node's main context.
+ */
+class InspectorProbe {
+  static async connect(port) {
+    for (let tries = 0; ; tries++) {
+      try {
+        const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+        const probe = new InspectorProbe();
+        probe.ws = new WebSocket(list[0].webSocketDebuggerUrl);
+        probe.pending = new Map();
+        probe.seq = 0;
+        probe.chunks = [];
+        probe.ws.on('message', (d) => {
+          const m = JSON.parse(d.toString());
+          if (m.method === 'HeapProfiler.addHeapSnapshotChunk') probe.chunks.push(m.params.chunk);
+          probe.pending.get(m.id)?.(m);
+          probe.pending.delete(m.id);
+        });
+        await new Promise((res, rej) => {
+          probe.ws.once('open', res);
+          probe.ws.once('error', rej);
+        });
+        return probe;
+      } catch (err) {
+        if (tries > 100) throw err;
+        await sleep(100);
+      }
+    }
+  }
+
+  call(method, params = {}) {
+    const id = ++this.seq;
+    return new Promise((res) => {
+      this.pending.set(id, res);
+      this.ws.send(JSON.stringify({ id, method, params }));
+    });
+  }
+
+  /** Live memory after a full collection, in MiB. */
+  async sample() {
+    await this.call('HeapProfiler.enable');
+    await this.call('HeapProfiler.collectGarbage');
+    const expression = `JSON.stringify((() => {
+      const v8 = process.getBuiltinModule('v8');
+      const m = process.memoryUsage();
+      const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, [s.space_used_size, s.physical_space_size]]));
+      return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, spaces };
+    })())`;
+    const r = await this.call('Runtime.evaluate', { expression, returnByValue: true });
+    const v = JSON.parse(r.result.result.value);
+    const mib = (x) => Math.round((x / 2 ** 20) * 10) / 10;
+    return {
+      rss: mib(v.rss),
+      heapUsed: mib(v.heapUsed),
+      heapCommitted: mib(v.heapTotal),
+      external: mib(v.external),
+      arrayBuffers: mib(v.arrayBuffers),
+      newSpaceCommitted: mib(v.spaces.new_space?.[1] ?? 0),
+      oldSpace: `${mib(v.spaces.old_space?.[0] ?? 0)}/${mib(v.spaces.old_space?.[1] ?? 0)}`,
+    };
+  }
+
+  /** Writes a heap snapshot of the node (after a full collection) to `file`. */
+  async snapshot(file) {
+    this.chunks = [];
+    await this.call('HeapProfiler.enable');
+    await this.call('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+    writeFileSync(file, this.chunks.join(''));
+    this.chunks = [];
+  }
+
+  close() {
+    this.ws.close();
+  }
+}
 
 function rssMiB(pid) {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -375,15 +461,20 @@ export async function runFuzz({
   concurrency = 4,
   slowSenders = 4,
   slowMs = 15_000,
+  memoryProbe = false,
+  /** With memoryProbe: a directory for heap snapshots at 10,000 requests and after the run. */
+  heapSnapshots,
   log = () => {},
 } = {}) {
   const rand = random(seed);
   const dir = mkdtempSync(join(tmpdir(), 'alder-fuzz-'));
   const httpPort = await freePort();
   const wsPort = await freePort();
+  const inspectorPort = memoryProbe ? await freePort() : undefined;
   const child = spawn(
     process.execPath,
     [
+      ...(inspectorPort ? [`--inspect=127.0.0.1:${inspectorPort}`] : []),
       BIN,
       '--network=dev',
       '--p2p-enabled=false',
@@ -418,7 +509,9 @@ export async function runFuzz({
     rssBeforeMiB: 0,
     rssAfterMiB: 0,
     crashed: false,
+    memory: [],
   };
+  let probe;
   try {
     const http = new HttpConnection(httpPort);
     for (let tries = 0; ; tries++) {
@@ -458,6 +551,11 @@ export async function runFuzz({
       }
     }
     result.rssBeforeMiB = rssMiB(child.pid);
+    if (inspectorPort) {
+      probe = await InspectorProbe.connect(inspectorPort);
+      result.memory.push({ requests: 0, ...(await probe.sample()) });
+      log(`memory at 0 requests: ${JSON.stringify(result.memory.at(-1))}`);
+    }
 
     const slow = Array.from({ length: slowSenders }, () => slowSender(httpPort, slowMs));
     let next = 0;
@@ -519,10 +617,19 @@ export async function runFuzz({
             if (child.exitCode !== null) throw new Error(`node died:\n${output}`);
           }
           result.requests++;
-          if (result.requests % 10_000 === 0)
+          if (result.requests % 10_000 === 0) {
             log(
               `${result.requests} requests, ${result.defects.length} defects, RSS ${rssMiB(child.pid).toFixed(0)} MiB`,
             );
+            if (probe) {
+              const at = result.requests;
+              const sample = await probe.sample();
+              result.memory.push({ requests: at, ...sample });
+              log(`memory at ${at} requests (after a full GC): ${JSON.stringify(sample)}`);
+              if (heapSnapshots && at === 10_000)
+                await probe.snapshot(join(heapSnapshots, 'at-10000.heapsnapshot'));
+            }
+          }
         }
       } finally {
         h.close();
@@ -535,8 +642,13 @@ export async function runFuzz({
       if (s.closedByServer) result.slow.closedByServer++;
     }
     await sleep(500);
-    global.gc?.();
     result.rssAfterMiB = rssMiB(child.pid);
+    if (probe) {
+      result.memory.push({ requests: result.requests, after: true, ...(await probe.sample()) });
+      log(`memory after the run (after a full GC): ${JSON.stringify(result.memory.at(-1))}`);
+      if (heapSnapshots) await probe.snapshot(join(heapSnapshots, 'after.heapsnapshot'));
+      probe.close();
+    }
     // Still answering after everything.
     const last = await http.send('{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}');
     if (last.status !== 200) result.defects.push({ defect: `final request answered ${last.status}` });
@@ -565,6 +677,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     requests: arg('requests', 100_000),
     seed: arg('seed', Date.now() % 100000),
     wsShare: arg('ws-share', 0.2),
+    memoryProbe: process.argv.includes('--memory-probe'),
+    heapSnapshots: process.argv.find((a) => a.startsWith('--heap-snapshots='))?.split('=')[1],
     log: (line) => console.log(line),
   });
   console.log(

@@ -10,7 +10,7 @@ import { freePort } from './util.mjs';
 export { freePort };
 
 import { RLP } from '@ethereumjs/rlp';
-import { bytesToBigInt } from '@ethereumjs/util';
+import { bytesToBigInt, bytesToHex, hexToBytes, privateToAddress } from '@ethereumjs/util';
 
 export const ROOT = resolve(import.meta.dirname, '..');
 export const BIN = join(ROOT, 'bin/alder');
@@ -215,6 +215,40 @@ export async function startGanachePeer({ keys, chainId, gasLimit = 30_000_000 })
   const url = `http://127.0.0.1:${port}`;
   await waitForRpc(url, proc);
   return { proc, url, automineOff: ['miner_stop'] };
+}
+
+/** Foundry's anvil binary (the npm package ships the Rust build). */
+export const ANVIL = join(ROOT, 'node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil');
+
+/**
+ * Foundry's anvil on a free port of 127.0.0.1: as many dev accounts as keys (what eth_accounts lists,
+ * for the suites that send with eth_sendTransaction), and the given keys funded with 10^27 wei each
+ * through anvil_setBalance (anvil takes no private keys on its command line); automine stays on.
+ */
+export async function startAnvilPeer({ keys, chainId, gasLimit = 30_000_000, args = [] }) {
+  const port = await freePort();
+  const proc = start(ANVIL, [
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--chain-id',
+    String(chainId),
+    '--gas-limit',
+    String(gasLimit),
+    '--accounts',
+    String(Math.max(1, keys.length)),
+    '--balance',
+    '1000000000',
+    ...args,
+  ]);
+  const url = `http://127.0.0.1:${port}`;
+  await waitForRpc(url, proc);
+  for (const key of keys) {
+    const address = bytesToHex(privateToAddress(hexToBytes(key)));
+    await rpc(url, 'anvil_setBalance', [address, hex(10n ** 27n)]);
+  }
+  return { proc, url, automineOff: ['evm_setAutomine', [false]] };
 }
 
 /** Hardhat's node on a free port (bench/hardhat.config.cjs), the given keys funded; automine stays on. */

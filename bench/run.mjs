@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: block import and JSON-RPC read throughput of Alder, with Ganache and Hardhat's
- * node measured in the same run on the same machine where they have an equivalent, and the ratio.
+ * `npm run bench`: block import and JSON-RPC read throughput of Alder, with Ganache, Hardhat's node and
+ * Foundry's anvil measured in the same run on the same machine where they have an equivalent, and the
+ * ratio.
  *
  *   node bench/run.mjs [--blocks=1000] [--gas-limit=N] [--runs=3] [--seconds=4]
- *                      [--requests=20000] [--concurrency=64] [--no-peers] [--fresh] [--keep]
+ *                      [--requests=20000] [--concurrency=64] [--no-peers] [--peers=ganache,hardhat,anvil] [--fresh] [--keep]
  *                      [--json=FILE] [--only=core|<suite>]
  *
  * Every server binds 127.0.0.1 on a free port and runs as a child process; the load generator
@@ -52,6 +53,7 @@ import {
   rpc,
   run,
   start,
+  startAnvilPeer,
   startGanachePeer,
   startHardhatPeer,
   stop,
@@ -326,6 +328,7 @@ function peerKeys() {
 
 const startGanache = () => startGanachePeer({ keys: peerKeys(), chainId: CHAIN_ID });
 const startHardhat = (work) => startHardhatPeer(work, { keys: peerKeys(), chainId: CHAIN_ID });
+const startAnvil = () => startAnvilPeer({ keys: peerKeys(), chainId: CHAIN_ID });
 
 // ---------------------------------------------------------------------------------------------------
 // Main
@@ -422,7 +425,9 @@ async function core() {
       for (const [name, starter] of [
         ['ganache', startGanache],
         ['hardhat', startHardhat],
+        ['anvil', startAnvil],
       ]) {
+        if (typeof opt.peers === 'string' && !opt.peers.split(',').includes(name)) continue;
         let peer;
         try {
           log(`rpc: ${name} (start and fill ${PEER_BLOCKS} blocks of ${txsPerBlock} txs)`);

@@ -13,8 +13,9 @@ import { FeeOracle } from './chain/fees.js';
 import { ForkIdService } from './chain/forkId.js';
 import { initGenesis } from './chain/genesis.js';
 import { checkBlockFile, readBlockFile, writeBlockFile } from './chain/rlpFile.js';
+import { ConfigError } from './config/errors.js';
 import { createCommon, genesisHeaderFields } from './config/genesis.js';
-import type { Config } from './config/types.js';
+import { type Config, RPC_API_GROUPS } from './config/types.js';
 import type { ConsensusEngine, NodeProducer } from './consensus/engine.js';
 import { createConsensusEngine } from './consensus/factory.js';
 import { customCrypto, getKzg } from './crypto/index.js';
@@ -26,12 +27,9 @@ import { CallSimulator } from './execution/simulator.js';
 import { TraceService } from './execution/traceService.js';
 import { BLOCKS_PER_SEGMENT, LogBloomCache } from './filters/bloomCache.js';
 import { FilterManager, type FilterManagerOptions } from './filters/manager.js';
-import { startGraphQLServer } from './graphql/server.js';
 import { logger, setLogFormat, setLogLevel } from './log.js';
 import { startMetrics } from './metrics/index.js';
-import { parseEnode } from './p2p/enode.js';
-import { NetworkService } from './p2p/network.js';
-import { readStaticNodes } from './p2p/staticNodes.js';
+import type { NetworkService } from './p2p/network.js';
 import { PluginService } from './plugins/service.js';
 import { createAuth } from './rpc/auth/index.js';
 import { createRpcCaches } from './rpc/caches.js';
@@ -123,10 +121,18 @@ export async function openChain(
     const alloc = new Map<string, GenesisAccount>();
     for (const [address, acc] of config.genesis.alloc) alloc.set(address, acc);
     await initGenesis(chain, world, { header: genesisHeaderFields(config.genesis), alloc });
+    // The head's flat tables: missing in a data directory written before they existed, or left at
+    // another state by a stop between a reorganisation and their rebuild.
+    const headRoot = chain.headHeader().stateRoot;
+    if (!world.flat.isAt(headRoot)) {
+      logger('state').info('Building the flat state tables from the head state trie');
+      world.flat.rebuild(headRoot);
+    }
     const engine = createConsensusEngine(config.genesis, {
       chain,
       dataPath: config.dataPath,
       customCrypto: customCrypto(),
+      world,
     });
     const importer = new BlockImporter(chain, world, engine, {
       skipPowValidation: opts.skipPowValidation ?? false,
@@ -223,9 +229,10 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
       txPool,
       filters: new FilterManager(ctx.chain, txPool, opts.filters),
       clique: engine.apis.clique,
+      bft: engine.apis.bft,
     };
     // The P2P network is built here and started by `startNode`.
-    const network = config.p2pEnabled ? createNetwork(config, ctx, txPool, nodeKey) : undefined;
+    const network = config.p2pEnabled ? await createNetwork(config, ctx, txPool, nodeKey) : undefined;
     services.network = network;
     const producer = engine.createProducer?.({
       config,
@@ -235,6 +242,7 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
       nodeKey,
       // Mining and sealing pause while the node is behind its peers.
       isSyncing: () => network?.isSyncing ?? false,
+      network,
     });
     services.miner = producer?.miner;
     const bloomCache = new LogBloomCache(ctx.chain, config.dataPath);
@@ -325,8 +333,10 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       plugins: config.plugins,
       continueOnError: config.pluginContinueOnError,
       args: opts.pluginArgs ?? new Map(),
+      fileArgs: config.pluginFileOptions,
       env: process.env,
     });
+    checkApiLists(config, plugins);
     services.plugins = plugins;
     closers.push(() => plugins.stop());
     const methods = metrics.instrument([...allMethods, ...pluginRpcMethods(plugins.methods())]);
@@ -392,6 +402,8 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       });
     }
     if (config.graphqlHttpEnabled) {
+      // GraphQL (graphql-js and the schema) is loaded only when its server is enabled.
+      const { startGraphQLServer } = await import('./graphql/server.js');
       const graphql = await startGraphQLServer({
         host: config.graphqlHttpHost,
         port: config.graphqlHttpPort,
@@ -436,8 +448,40 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   };
 }
 
-/** The P2P network: host, eth protocol, sync and gossip, from the P2P options and static-nodes.json. */
-function createNetwork(config: Config, ctx: ChainContext, pool: TxPool, nodeKey: Uint8Array): NetworkService {
+/**
+ * Entries of --rpc-http-api / --rpc-ws-api that are not API groups must name a loaded plugin's
+ * namespace (Besu checks them once its plugins have registered their methods).
+ */
+function checkApiLists(config: Config, plugins: PluginService): void {
+  const groups: readonly string[] = RPC_API_GROUPS;
+  for (const [option, list] of [
+    ['--rpc-http-api', config.rpcHttpApi],
+    ['--rpc-ws-api', config.rpcWsApi],
+  ] as const) {
+    const invalid = list.filter((api) => !groups.includes(api) && !plugins.hasNamespace(api));
+    if (invalid.length > 0) {
+      throw new ConfigError(
+        `Invalid value for option '${option}': invalid entries found [${invalid.join(', ')}]`,
+      );
+    }
+  }
+}
+
+/**
+ * The P2P network: host, eth protocol, sync and gossip, from the P2P options and static-nodes.json.
+ * Loaded on demand: a node started with --p2p-enabled=false never loads the devp2p stack.
+ */
+async function createNetwork(
+  config: Config,
+  ctx: ChainContext,
+  pool: TxPool,
+  nodeKey: Uint8Array,
+): Promise<NetworkService> {
+  const [{ NetworkService }, { parseEnode }, { readStaticNodes }] = await Promise.all([
+    import('./p2p/network.js'),
+    import('./p2p/enode.js'),
+    import('./p2p/staticNodes.js'),
+  ]);
   const genesisHash = ctx.chain.genesisHash() as Uint8Array;
   const wildcard = config.p2pInterface === '0.0.0.0' || config.p2pInterface === '::';
   const consensus = config.genesis.config.consensus;
@@ -460,7 +504,8 @@ function createNetwork(config: Config, ctx: ChainContext, pool: TxPool, nodeKey:
     networkId: config.networkId,
     pool,
     ethVersions: [68],
-    propagateBlocks: consensus === 'ethash' || consensus === 'clique',
+    // Blocks a BFT network agrees on reach the nodes outside the validator set by NewBlock.
+    propagateBlocks: ['ethash', 'clique', 'ibft2', 'qbft'].includes(consensus),
   });
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Clique: signed transfers in, receipts out, on a one-signer Clique node sealing a block every second
- * (Alder), against Ganache and Hardhat's node automining the same signed transfers; then `blocks import`
+ * (Alder), against Ganache, Hardhat's node and anvil automining the same signed transfers; then `blocks import`
  * of Alder's sealed chain into a fresh directory with every Clique rule checked.
  *
  *   node bench/suites/clique.mjs [--txs=3000] [--senders=30] [--no-peers] [--keep]
@@ -26,6 +26,7 @@ import {
   rpc,
   run,
   start,
+  startAnvilPeer,
   startGanachePeer,
   startHardhatPeer,
   stop,
@@ -145,6 +146,7 @@ async function main() {
       for (const [name, startPeer] of [
         ['Ganache (automine)', () => startGanachePeer({ keys, chainId: CHAIN_ID })],
         ['Hardhat node (automine)', () => startHardhatPeer(work, { keys, chainId: CHAIN_ID })],
+        ['anvil (automine)', () => startAnvilPeer({ keys, chainId: CHAIN_ID })],
       ]) {
         log(`${name}: ${opt.txs} transfers`);
         const peer = await startPeer();

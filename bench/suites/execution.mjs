@@ -3,7 +3,7 @@
  * Execution API throughput: eth_call of a view function (one SLOAD), eth_call of a ~1M-gas compute
  * loop, eth_estimateGas of that loop and eth_createAccessList of the view, each as requests/s with
  * p50/p99 latency and the server's CPU time per request (user + system, so that figures taken on a
- * shared machine still compare), for Alder and, in the same run, Hardhat's node and Ganache. The peers get the contract through eth_sendTransaction;
+ * shared machine still compare), for Alder and, in the same run, Hardhat's node, Ganache and Foundry's anvil. The peers get the contract through eth_sendTransaction;
  * Alder gets the same runtime code and storage from its genesis alloc. Prints a Markdown section
  * (progress on stderr).
  *
@@ -26,6 +26,7 @@ import {
   rpc,
   run,
   start,
+  startAnvilPeer,
   startGanachePeer,
   startHardhatPeer,
   stop,
@@ -184,6 +185,7 @@ async function main() {
     for (const [name, startPeer] of [
       ['Hardhat', () => startHardhatPeer(work, { keys: [KEY], chainId: CHAIN_ID })],
       ['Ganache', () => startGanachePeer({ keys: [KEY], chainId: CHAIN_ID })],
+      ['anvil', () => startAnvilPeer({ keys: [KEY], chainId: CHAIN_ID })],
     ]) {
       log(`execution: ${name}`);
       let peer;

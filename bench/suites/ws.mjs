@@ -3,7 +3,7 @@
  * WebSocket JSON-RPC figures, printed as one Markdown section:
  *
  * 1. eth_blockNumber requests/s with p50/p99 latency over 1 and over 100 WebSocket connections, for
- *    Alder and, in the same run, Ganache and Hardhat's node (both serve WS on their HTTP port); ratio
+ *    Alder and, in the same run, Ganache, Hardhat's node and anvil (each serves WS on its HTTP port); ratio
  *    Alder / peer. Each connection keeps exactly one request in flight (sends the next as soon as the
  *    answer arrives). Medians over `runs` runs of at most `seconds` s / `ws-requests` answers each.
  * 2. newHeads fan-out: `subscribers` WebSocket connections each subscribed to newHeads. Alder mines
@@ -33,6 +33,7 @@ import {
   parseOptions,
   rpc,
   start,
+  startAnvilPeer,
   startGanachePeer,
   startHardhatPeer,
   stop,
@@ -388,6 +389,7 @@ async function main() {
       for (const [name, startPeer] of [
         ['Ganache', () => startGanachePeer({ keys: [PEER_KEY], chainId: 1337 })],
         ['Hardhat', () => startHardhatPeer(work, { keys: [PEER_KEY], chainId: 1337 })],
+        ['anvil', () => startAnvilPeer({ keys: [PEER_KEY], chainId: 1337 })],
       ]) {
         try {
           const p = await startPeer();

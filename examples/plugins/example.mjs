@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * An example Alder plugin. Copy it into `<data-path>/plugins/` (or name it with
- * `--plugins=/path/to/example.mjs`) and enable the PLUGINS API group (`--rpc-http-api=ETH,PLUGINS`).
+ * `--plugins=/path/to/example.mjs`) and name its namespace in the API list (`--rpc-http-api=ETH,EXAMPLE`).
  *
  * It declares one option, `--plugin-example-greeting` (also `ALDER_PLUGIN_EXAMPLE_GREETING`); counts new
  * blocks, transactions added to and dropped from the pool, and logs of the contracts it watches; and

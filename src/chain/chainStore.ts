@@ -49,6 +49,7 @@ export interface NewHeadEvent {
 
 const HEAD = metaKey('head');
 const GENESIS = metaKey('genesis');
+const GENESIS_INPUT = metaKey('genesisInput');
 const SAFE = metaKey('safe');
 const FINALIZED = metaKey('finalized');
 
@@ -370,6 +371,15 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
 
   markGenesis(batch: WriteBatch, hash: Uint8Array): void {
     batch.put('meta', GENESIS, hash);
+  }
+
+  /** Digest of the genesis input (header fields and allocation) the stored genesis was built from. */
+  genesisInputDigest(): Uint8Array | undefined {
+    return this.db.get('meta', GENESIS_INPUT);
+  }
+
+  markGenesisInputDigest(batch: WriteBatch, digest: Uint8Array): void {
+    batch.put('meta', GENESIS_INPUT, digest);
   }
 
   /** Called after a batch that moved the head was committed. */

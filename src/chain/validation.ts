@@ -71,9 +71,12 @@ export function checkHeaderAgainstParent(
   return undefined;
 }
 
-/** True when the header's own fork rules are the merge's (its Common is at Paris or later). */
+/**
+ * True when the header's own fork rules are the merge's: its Common is at Paris or later under proof
+ * of stake (BFT chains reach Shanghai and later forks without ever leaving proof of authority).
+ */
 export function isPostMerge(header: BlockHeader): boolean {
-  return header.common.gteHardfork('paris');
+  return header.common.gteHardfork('paris') && header.common.consensusType() === 'pos';
 }
 
 function firstLine(err: unknown): string {

@@ -5,7 +5,12 @@
  *   alder [options] blocks import --from=FILE...     import RLP-encoded blocks
  *   alder [options] blocks export --to=FILE [--start-block=N] [--end-block=M]
  *   alder [options] operator generate-log-bloom-cache [--start-block=N] [--end-block=M]
+ *   alder dev-network [--consensus=qbft|ibft2] [--validators=4] [--data-path=DIR]
+ *                                                    a local BFT network until Ctrl-C
+ *   alder operator generate-blockchain-config --config-file=FILE --to=DIR [--genesis-file-name=NAME]
+ *         [--private-key-file-name=NAME] [--public-key-file-name=NAME]
  *   alder password hash --password=PASSWORD          print a bcrypt hash for a credentials file
+ *   alder rlp encode|decode [--type=IBFT_EXTRA_DATA|QBFT_EXTRA_DATA] [--from=FILE] [--to=FILE]
  *   alder [options] public-key export [--to=FILE]    the node key's public key (the enode id)
  *   alder [options] public-key export-address [--to=FILE]
  *
@@ -93,7 +98,7 @@ function buildProgram(io: CliIo, pluginArgs: ReadonlyMap<string, string>): Comma
     if (cmd.args[0] === 'help') program.help();
     if (cmd.args.length > 0) {
       throw new ConfigError(
-        `Unknown command '${cmd.args[0]}' (commands: blocks, operator, password, public-key; see alder --help)`,
+        `Unknown command '${cmd.args[0]}' (commands: blocks, dev-network, operator, password, public-key, rlp; see alder --help)`,
       );
     }
     await runNode(config(), io, pluginArgs);
@@ -214,6 +219,113 @@ function buildProgram(io: CliIo, pluginArgs: ReadonlyMap<string, string>): Comma
         `Wrote the log blooms of blocks ${summary.from} to ${summary.to} in ${summary.segments} segment file${summary.segments === 1 ? '' : 's'} under ${summary.dir}\n`,
       );
     });
+
+  program
+    .command('dev-network')
+    .description(
+      'Start a local IBFT 2.0 or QBFT network of validator nodes on 127.0.0.1 until Ctrl-C (keys, genesis and data under --data-path)',
+    )
+    .addOption(new Option('--consensus <NAME>', 'qbft or ibft2').default('qbft'))
+    .addOption(new Option('--validators <COUNT>', 'Number of validator nodes (1 to 16)').default('4'))
+    .addOption(new Option('--data-path <PATH>', 'Directory of the network (default: a new temporary one)'))
+    .addOption(new Option('--block-period <SECONDS>', 'blockperiodseconds of the genesis').default('1'))
+    .addOption(new Option('--request-timeout <SECONDS>', 'requesttimeoutseconds of the genesis').default('1'))
+    .addOption(new Option('--chain-id <ID>', 'Chain id of the genesis').default('1337'))
+    .allowExcessArguments(true)
+    .exitOverride()
+    .action(async (opts: Record<string, string>, cmd: Command) => {
+      const consensus = String(opts.consensus).toLowerCase();
+      if (consensus !== 'qbft' && consensus !== 'ibft2')
+        throw new ConfigError(`Invalid value for option '--consensus': '${opts.consensus}' (qbft or ibft2)`);
+      const int = (v: string, name: string, min: number) => {
+        if (!/^[0-9]+$/.test(String(v)) || Number(v) < min)
+          throw new ConfigError(`Invalid value for option '${name}': '${v}'`);
+        return Number(v);
+      };
+      const { runDevNetwork } = await import('./devNetwork.js');
+      await runDevNetwork(
+        {
+          consensus,
+          validators: int(opts.validators as string, '--validators', 1),
+          // --data-path is also the node's global option: given before or after the command name.
+          dataPath:
+            opts.dataPath ??
+            (program.getOptionValueSource('dataPath') === 'cli'
+              ? String(program.opts().dataPath)
+              : undefined),
+          blockPeriodSeconds: int(opts.blockPeriod as string, '--block-period', 1),
+          requestTimeoutSeconds: int(opts.requestTimeout as string, '--request-timeout', 1),
+          chainId: int(opts.chainId as string, '--chain-id', 1),
+          // Options after `--` go to every node (e.g. -- --logging=DEBUG).
+          nodeArgs: cmd.args,
+        },
+        io,
+      );
+    });
+
+  operator
+    .command('generate-blockchain-config')
+    .description(
+      'Generate node keys and an IBFT 2.0 or QBFT genesis file whose extraData lists the nodes as validators',
+    )
+    .addOption(new Option('--config-file <FILE>', 'Configuration file.'))
+    .addOption(new Option('--to <DIRECTORY>', 'Directory to write output files to.'))
+    .addOption(new Option('--genesis-file-name <PATH>', 'Name of the genesis file.').default('genesis.json'))
+    .addOption(
+      new Option('--private-key-file-name <PATH>', 'Name of the private key file.').default('key.priv'),
+    )
+    .addOption(new Option('--public-key-file-name <PATH>', 'Name of the public key file.').default('key.pub'))
+    .exitOverride()
+    .action(async (opts: Record<string, string>) => {
+      // The node's own --config-file (its TOML file) takes the option when it is written anywhere on
+      // the command line; here it names this command's JSON file.
+      const configFile = opts.configFile ?? (program.opts().configFile as string | undefined);
+      if (!configFile) throw new ConfigError("Missing required option: '--config-file=<FILE>'");
+      if (!opts.to) throw new ConfigError("Missing required option: '--to=<DIRECTORY>'");
+      const { generateBlockchainConfig } = await import('./blockchainConfig.js');
+      const summary = generateBlockchainConfig({
+        configFile,
+        to: opts.to,
+        genesisFileName: opts.genesisFileName,
+        privateKeyFileName: opts.privateKeyFileName,
+        publicKeyFileName: opts.publicKeyFileName,
+      });
+      io.stdout.write(
+        `Wrote ${summary.genesisFile}${summary.consensus ? ` (${summary.consensus === 'qbft' ? 'QBFT' : 'IBFT 2.0'} extraData with ${summary.addresses.length} validator${summary.addresses.length === 1 ? '' : 's'})` : ''} and ${summary.addresses.length} key folder${summary.addresses.length === 1 ? '' : 's'} under ${summary.keysDir}\n`,
+      );
+    });
+
+  const rlp = program
+    .command('rlp')
+    .description('This command provides RLP data related actions.')
+    .exitOverride()
+    .allowExcessArguments(false);
+  const rlpOptions = (verb: 'encode' | 'decode') => [
+    new Option(
+      '--type <type>',
+      `Type of the RLP data to ${verb === 'encode' ? 'encode' : 'Decode'} (default: IBFT_EXTRA_DATA)`,
+    ).choices(['IBFT_EXTRA_DATA', 'QBFT_EXTRA_DATA']),
+    new Option('--from <FILE>', `File containing JSON object to ${verb}`),
+    new Option('--to <FILE>', `File to write ${verb === 'encode' ? 'encoded' : 'decoded'} RLP string to.`),
+  ];
+  const rlpEncodeCmd = rlp
+    .command('encode')
+    .description('This command encodes a JSON typed data into an RLP hex string.')
+    .exitOverride();
+  for (const o of rlpOptions('encode')) rlpEncodeCmd.addOption(o);
+  rlpEncodeCmd.action(async (opts: { type?: string; from?: string; to?: string }) => {
+    const { rlpEncode } = await import('./rlp.js');
+    io.stdout.write(rlpEncode(opts));
+  });
+  const rlpDecodeCmd = rlp
+    .command('decode')
+    .description('This command decodes a JSON typed RLP hex string into validator list.')
+    .exitOverride();
+  for (const o of rlpOptions('decode')) rlpDecodeCmd.addOption(o);
+  rlpDecodeCmd.action(async (opts: { type?: string; from?: string; to?: string }) => {
+    const { rlpDecode } = await import('./rlp.js');
+    io.stdout.write(rlpDecode(opts));
+  });
 
   const password = program
     .command('password')

@@ -88,14 +88,42 @@ export interface CliqueSpec {
 
 export interface BftSpec {
   blockPeriodSeconds: number;
+  /** QBFT: seconds between blocks while no transaction waits (`emptyblockperiodseconds`); 0 = off. */
+  emptyBlockPeriodSeconds: number;
   epochLength: bigint;
   requestTimeoutSeconds: number;
   blockReward: bigint;
   miningBeneficiary: string | undefined;
-  /** QBFT only. */
+  /** QBFT only: the validator contract, when the set is read from a contract from genesis on. */
   validatorContractAddress: string | undefined;
+  /** QBFT only: the block QBFT starts at (epochs count from it). */
+  startBlock: bigint | undefined;
+  /** Message limits of the BFT sub-protocol. */
+  gossipedHistoryLimit: number;
+  messageQueueLimit: number;
+  duplicateMessageLimit: number;
+  futureMessagesLimit: number;
+  futureMessagesMaxDistance: number;
+  /** `config.transitions.<ibft2|qbft>`: changes from a block on, ascending by block. */
+  transitions: BftTransition[];
   /** Every key of the object, lower-cased, for options not modelled here. */
   raw: Record<string, unknown>;
+}
+
+/** One entry of `config.transitions.ibft2`/`qbft`: the options that change from `block` on. */
+export interface BftTransition {
+  block: bigint;
+  blockPeriodSeconds?: number;
+  emptyBlockPeriodSeconds?: number;
+  blockReward?: bigint;
+  /** An address, or null when the transition clears it (the proposer is paid again). */
+  miningBeneficiary?: string | null;
+  /** Replaces the validator set from this block on (block-header validator selection). */
+  validators?: string[];
+  /** QBFT only. */
+  validatorSelectionMode?: 'blockheader' | 'contract';
+  /** QBFT only. */
+  validatorContractAddress?: string;
 }
 
 export type ConsensusName = 'ethash' | 'clique' | 'ibft2' | 'qbft';
@@ -343,29 +371,122 @@ function parseChainSpec(p: Reader, raw: Record<string, unknown>): ChainSpec {
               optional(cliqueRaw.createemptyblocks, (v) => p.boolean(v, 'config.clique.createemptyblocks')) ??
               true,
           },
-    ibft2: c.ibft2 === undefined || c.ibft2 === null ? undefined : parseBft(p, c.ibft2, 'ibft2'),
-    qbft: c.qbft === undefined || c.qbft === null ? undefined : parseBft(p, c.qbft, 'qbft'),
+    ibft2:
+      c.ibft2 === undefined || c.ibft2 === null ? undefined : parseBft(p, c.ibft2, 'ibft2', c.transitions),
+    qbft: c.qbft === undefined || c.qbft === null ? undefined : parseBft(p, c.qbft, 'qbft', c.transitions),
     raw,
   };
 }
 
-function parseBft(p: Reader, value: unknown, key: 'ibft2' | 'qbft'): BftSpec {
+function parseBft(p: Reader, value: unknown, key: 'ibft2' | 'qbft', transitions: unknown): BftSpec {
   const b = lowerKeys(p.object(value, `config.${key}`));
-  const period =
-    optional(b.blockperiodseconds, (v) => p.smallInt(v, `config.${key}.blockperiodseconds`)) ?? 1;
+  const int = (k: string, dflt: number): number =>
+    optional(b[k], (v) => p.smallInt(v, `config.${key}.${k}`)) ?? dflt;
+  const period = int('blockperiodseconds', 1);
   if (period <= 0) p.fail(`config.${key}.blockperiodseconds must be greater than 0`);
+  const epochLength = optional(b.epochlength, (v) => p.quantity(v, `config.${key}.epochlength`)) ?? 30000n;
+  if (epochLength <= 0n) p.fail(`config.${key}.epochlength must be greater than 0`);
+  // Besu's experimental sub-second block period: refused rather than silently run at whole seconds.
+  if (
+    b.xblockperiodmilliseconds !== undefined &&
+    b.xblockperiodmilliseconds !== null &&
+    b.xblockperiodmilliseconds !== 0
+  )
+    p.fail(
+      `config.${key}.xblockperiodmilliseconds (a block period in milliseconds) is not supported; use blockperiodseconds`,
+    );
+  const requestTimeout = int('requesttimeoutseconds', 1);
+  if (requestTimeout <= 0) p.fail(`config.${key}.requesttimeoutseconds must be greater than 0`);
   return {
     blockPeriodSeconds: period,
-    epochLength: optional(b.epochlength, (v) => p.quantity(v, `config.${key}.epochlength`)) ?? 30000n,
-    requestTimeoutSeconds:
-      optional(b.requesttimeoutseconds, (v) => p.smallInt(v, `config.${key}.requesttimeoutseconds`)) ?? 1,
-    blockReward: optional(b.blockreward, (v) => p.quantity(v, `config.${key}.blockreward`)) ?? 0n,
-    miningBeneficiary: optional(b.miningbeneficiary, (v) => p.address(v, `config.${key}.miningbeneficiary`)),
-    validatorContractAddress: optional(b.validatorcontractaddress, (v) =>
-      p.address(v, `config.${key}.validatorcontractaddress`),
+    emptyBlockPeriodSeconds: int(
+      b.emptyblockperiodseconds !== undefined ? 'emptyblockperiodseconds' : 'xemptyblockperiodseconds',
+      0,
     ),
+    epochLength,
+    requestTimeoutSeconds: requestTimeout,
+    blockReward: optional(b.blockreward, (v) => p.quantity(v, `config.${key}.blockreward`)) ?? 0n,
+    miningBeneficiary: optional(b.miningbeneficiary, (v) =>
+      typeof v === 'string' && v.trim() === '' ? undefined : p.address(v, `config.${key}.miningbeneficiary`),
+    ),
+    validatorContractAddress:
+      key === 'qbft'
+        ? optional(b.validatorcontractaddress, (v) => p.address(v, `config.${key}.validatorcontractaddress`))
+        : undefined,
+    startBlock:
+      key === 'qbft' ? optional(b.startblock, (v) => p.quantity(v, `config.${key}.startblock`)) : undefined,
+    gossipedHistoryLimit: int('gossipedhistorylimit', 1000),
+    messageQueueLimit: int('messagequeuelimit', 1000),
+    duplicateMessageLimit: int('duplicatemessagelimit', 100),
+    futureMessagesLimit: int('futuremessageslimit', 1000),
+    futureMessagesMaxDistance: int('futuremessagesmaxdistance', 10),
+    transitions: parseBftTransitions(p, transitions, key),
     raw: b,
   };
+}
+
+function parseBftTransitions(p: Reader, value: unknown, key: 'ibft2' | 'qbft'): BftTransition[] {
+  if (value === undefined || value === null) return [];
+  const all = lowerKeys(p.object(value, 'config.transitions'));
+  const list = all[key];
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) p.fail(`config.transitions.${key} must be an array`);
+  const out: BftTransition[] = list.map((entry, i) => {
+    const where = `config.transitions.${key}[${i}]`;
+    const t = lowerKeys(p.object(entry, where));
+    if (t.block === undefined || t.block === null) p.fail(`${where} has no block`);
+    const tr: BftTransition = { block: p.quantity(t.block, `${where}.block`) };
+    if (t.xblockperiodmilliseconds !== undefined && t.xblockperiodmilliseconds !== null)
+      p.fail(`${where}.xblockperiodmilliseconds (a block period in milliseconds) is not supported`);
+    const period = optional(t.blockperiodseconds, (v) => p.smallInt(v, `${where}.blockperiodseconds`));
+    if (period !== undefined) {
+      if (period <= 0) p.fail(`${where}.blockperiodseconds must be greater than 0`);
+      tr.blockPeriodSeconds = period;
+    }
+    const empty = t.emptyblockperiodseconds ?? t.xemptyblockperiodseconds;
+    if (empty !== undefined && empty !== null)
+      tr.emptyBlockPeriodSeconds = p.smallInt(empty, `${where}.emptyblockperiodseconds`);
+    if (t.blockreward !== undefined && t.blockreward !== null)
+      tr.blockReward = p.quantity(t.blockreward, `${where}.blockreward`);
+    if (t.miningbeneficiary !== undefined && t.miningbeneficiary !== null) {
+      const v = t.miningbeneficiary;
+      tr.miningBeneficiary =
+        typeof v === 'string' && v.trim() === '' ? null : p.address(v, `${where}.miningbeneficiary`);
+    }
+    if (t.validators !== undefined && t.validators !== null) {
+      if (!Array.isArray(t.validators)) p.fail(`${where}.validators must be an array of addresses`);
+      tr.validators = t.validators.map((v, j) => p.address(v, `${where}.validators[${j}]`));
+    }
+    if (key === 'qbft') {
+      const mode = t.validatorselectionmode;
+      if (mode !== undefined && mode !== null) {
+        const m = typeof mode === 'string' ? mode.toLowerCase() : '';
+        if (m !== 'blockheader' && m !== 'contract')
+          p.fail(`${where}.validatorselectionmode must be "blockheader" or "contract"`);
+        tr.validatorSelectionMode = m;
+      }
+      if (t.validatorcontractaddress !== undefined && t.validatorcontractaddress !== null)
+        tr.validatorContractAddress = p.address(
+          t.validatorcontractaddress,
+          `${where}.validatorcontractaddress`,
+        );
+    }
+    return tr;
+  });
+  out.sort((a, b) => (a.block < b.block ? -1 : a.block > b.block ? 1 : 0));
+  for (let i = 0; i < out.length; i++) {
+    const t = out[i] as BftTransition;
+    if (t.block === 0n) p.fail(`config.transitions.${key} cannot change the genesis block (block 0)`);
+    if (i > 0 && t.block === (out[i - 1] as BftTransition).block)
+      p.fail(`config.transitions.${key} has two transitions at block ${t.block}`);
+    if (t.validatorSelectionMode === 'blockheader' && (t.validators?.length ?? 0) === 0)
+      p.fail(
+        `config.transitions.${key} at block ${t.block}: a transition to blockheader mode needs a validators list with at least one validator`,
+      );
+    if (t.validatorSelectionMode === 'contract' && t.validatorContractAddress === undefined)
+      p.fail(`config.transitions.${key} at block ${t.block}: contract mode needs a validatorcontractaddress`);
+  }
+  return out;
 }
 
 /** Forks named in the file must not be scheduled before an earlier fork that is also named. */
@@ -454,6 +575,17 @@ export function forkSchedule(spec: GenesisSpec): ScheduledFork[] {
     const name = FORK_ORDER[i] as ForkName;
     if (name === 'paris') {
       if (!mergeConfigured) continue;
+      if (isBftConsensus(cfg.consensus)) {
+        // BFT chains never merge: paris only brings PREVRANDAO (the mixHash constant) with the first
+        // fork after it, as Besu's BFT milestones do.
+        if (next === undefined) continue;
+        reversed.push(
+          next.block !== undefined
+            ? { name, block: next.block }
+            : { name, block: null, timestamp: next.timestamp },
+        );
+        continue;
+      }
       let block: bigint | null = null;
       if (named.paris?.block !== undefined) block = named.paris.block;
       else if (ttd === 0n) block = 0n;
@@ -480,6 +612,11 @@ export function forkSchedule(spec: GenesisSpec): ScheduledFork[] {
   }
   for (let i = reversed.length - 1; i >= 0; i--) result.push(reversed[i] as ScheduledFork);
   return result;
+}
+
+/** IBFT 2.0 and QBFT: proof of authority by validator rounds, never merged into proof of stake. */
+export function isBftConsensus(consensus: ConsensusName): consensus is 'ibft2' | 'qbft' {
+  return consensus === 'ibft2' || consensus === 'qbft';
 }
 
 function isBlockFork(name: ForkName): boolean {
@@ -525,6 +662,12 @@ export const BLOB_GAS_PER_BLOB = 131072n;
 
 export interface CreateCommonOptions {
   customCrypto?: CustomCrypto;
+  /**
+   * The consensus the Common declares, when it must differ from the chain's: the Common proof-of-
+   * authority blocks execute with declares proof of work, so that the EVM pays `header.coinbase`.
+   * The fork schedule stays the chain's.
+   */
+  consensusOverride?: 'ethash';
 }
 
 /**
@@ -563,6 +706,16 @@ export function createCommon(spec: GenesisSpec, opts: CreateCommonOptions = {}):
       params.maxCodeSize = cfg.contractSizeLimit;
     }
     const base = libraryHardforkConfig(f.name);
+    if (f.name === 'paris' && isBftConsensus(cfg.consensus) && base !== undefined) {
+      // Keep the chain's consensus (and its block hashing) through every later fork.
+      const { consensus: _pos, ...rest } = base;
+      customHardforks.paris = {
+        ...rest,
+        eips: (rest.eips ?? []).filter((e) => e !== 3675),
+        params: { ...(rest.params ?? {}), ...params },
+      };
+      continue;
+    }
     if (base === undefined) {
       // Forks the library only names (bpo3-bpo5): a fork with no EIPs of its own, just its parameters.
       customHardforks[f.name] = { eips: [], params };
@@ -586,7 +739,7 @@ export function createCommon(spec: GenesisSpec, opts: CreateCommonOptions = {}):
     hardforks,
     customHardforks: Object.keys(customHardforks).length > 0 ? customHardforks : undefined,
     bootstrapNodes: [],
-    consensus: commonConsensus(cfg),
+    consensus: commonConsensus(opts.consensusOverride ? { ...cfg, consensus: opts.consensusOverride } : cfg),
     ...(cfg.depositContractAddress !== undefined
       ? { depositContractAddress: cfg.depositContractAddress as `0x${string}` }
       : {}),

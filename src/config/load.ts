@@ -50,8 +50,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
 /** Resolves the configuration from already collected command-line values (see `commandLineValues`). */
 export function resolveConfig(cli: Map<string, RawValue>, env: NodeJS.ProcessEnv): Config {
   const configFile = pick(optionNamed('--config-file'), cli, env, undefined);
-  const file =
-    configFile.value === undefined ? new Map<string, unknown>() : readConfigFile(configFile.value as string);
+  const { values: file, pluginOptions } =
+    configFile.value === undefined
+      ? { values: new Map<string, unknown>(), pluginOptions: new Map<string, string>() }
+      : readConfigFile(configFile.value as string);
 
   const values: Record<string, unknown> = {};
   const sources: Record<string, ValueSource> = {};
@@ -85,6 +87,7 @@ export function resolveConfig(cli: Map<string, RawValue>, env: NodeJS.ProcessEnv
   if (sources.networkId === 'default') values.networkId = preset?.networkId ?? genesis.config.chainId;
   if (sources.bootnodes === 'default') values.bootnodes = preset?.bootnodes ?? [];
 
+  values.pluginFileOptions = pluginOptions;
   const config = { ...values, genesis } as Config;
   checkCombinations(config);
   return config;
@@ -138,8 +141,15 @@ function convert(spec: OptionSpec, raw: RawValue, source: ValueSource, key?: str
   }
 }
 
-/** Reads the TOML file into key → value; table headings are ignored, as in Besu. */
-function readConfigFile(path: string): Map<string, unknown> {
+/**
+ * Reads the TOML file into key → value; table headings are ignored, as in Besu. Keys
+ * `plugin-<name>-<option>` are plugin options (as `--plugin-<name>-<option>` on the command line): they
+ * come back apart, as text, for the plugins to claim once loaded.
+ */
+function readConfigFile(path: string): {
+  values: Map<string, unknown>;
+  pluginOptions: Map<string, string>;
+} {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -160,10 +170,14 @@ function readConfigFile(path: string): Map<string, unknown> {
   const known = new Set(OPTIONS.flatMap((o) => [o.name, ...(o.aliases ?? [])]).map(tomlKey));
   known.delete('config-file');
   const values = new Map<string, unknown>();
+  const pluginOptions = new Map<string, string>();
   const unknown: string[] = [];
   const walk = (table: Record<string, unknown>): void => {
     for (const [key, value] of Object.entries(table)) {
+      const plugin = PLUGIN_OPTION_KEY.exec(key);
       if (!known.has(key) && isTable(value)) walk(value);
+      else if (!known.has(key) && plugin && isPluginOptionValue(value))
+        pluginOptions.set(plugin[1] as string, String(value));
       else if (!known.has(key)) unknown.push(key);
       else values.set(key, value);
     }
@@ -174,7 +188,15 @@ function readConfigFile(path: string): Map<string, unknown> {
       `Unknown option${unknown.length > 1 ? 's' : ''} in TOML configuration file ${path}: ${unknown.join(', ')}`,
     );
   }
-  return values;
+  return { values, pluginOptions };
+}
+
+/** `plugin-<name>-<option>`: a plugin's option in the TOML file. */
+const PLUGIN_OPTION_KEY = /^plugin-([a-z0-9][a-z0-9-]*-[a-z0-9][a-z0-9-]*)$/;
+
+/** Plugin options are strings, integers or booleans. */
+function isPluginOptionValue(v: unknown): v is string | number | bigint | boolean {
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean';
 }
 
 function isTable(v: unknown): v is Record<string, unknown> {

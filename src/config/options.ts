@@ -53,6 +53,11 @@ export interface OptionSpec<K extends OptionField = OptionField> {
   label?: string;
   /** enum: accepted values (case-insensitive). list: accepted entries (case-sensitive). */
   choices?: readonly string[];
+  /**
+   * list: entries outside `choices` that may name a plugin's JSON-RPC namespace (letters and digits)
+   * pass the parse; once the plugins are loaded the node refuses those no plugin method starts with.
+   */
+  pluginNamespaces?: boolean;
   min?: number;
   max?: number;
   maxBytes?: number;
@@ -90,8 +95,10 @@ const ENGINE: Unavailable = { reason: 'the engine API is not available yet' };
 const PRIVACY: Unavailable = { reason: 'private transactions are not available yet' };
 
 const PORT = { min: 0, max: 65535, label: '<PORT>' } as const;
-const API_GROUPS_HELP = `comma-separated API groups (${RPC_API_GROUPS.join(', ')})`;
+const API_GROUPS_HELP = `comma-separated API groups (${RPC_API_GROUPS.join(', ')}) or a plugin's JSON-RPC namespace`;
 const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'HS256'] as const;
+/** What may name a plugin's JSON-RPC namespace in an API list (Besu: alphanumeric). */
+export const PLUGIN_NAMESPACE = /^[A-Za-z0-9]+$/;
 const LOG_LEVELS = ['OFF', 'FATAL', 'ERROR', 'WARN', 'INFO', 'DEBUG', 'TRACE', 'ALL'] as const;
 
 /** Metric categories (Besu's grouping; NODEJS takes the place of Besu's JVM). */
@@ -394,6 +401,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     section: 'JSON-RPC over HTTP',
     label: '<API>[,<API>...]',
     choices: RPC_API_GROUPS,
+    pluginNamespaces: true,
   }),
   opt({
     name: '--rpc-http-api-methods-no-auth',
@@ -518,6 +526,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     section: 'JSON-RPC over WebSocket',
     label: '<API>[,<API>...]',
     choices: RPC_API_GROUPS,
+    pluginNamespaces: true,
   }),
   opt({
     name: '--rpc-ws-api-methods-no-auth',
@@ -751,11 +760,10 @@ export const OPTIONS: readonly OptionSpec[] = [
     type: 'int',
     field: 'rpcMaxTraceFilterRange',
     default: 1000,
-    help: 'Maximum number of blocks one trace_filter query may span',
+    help: 'Maximum number of blocks one trace_filter query may span (toBlock - fromBlock); 0 for no limit',
     section: 'Gas price and limits',
     label: '<INTEGER>',
     min: 0,
-    unavailable: { reason: 'trace_filter is not available yet' },
   }),
   opt({
     name: '--rpc-tx-feecap',
@@ -1141,7 +1149,9 @@ export function convertValue(spec: OptionSpec, raw: RawValue, fromToml = false):
       else if (typeof raw === 'string') items = splitList(raw);
       else throw new OptionValueError(`${shown(raw)} is not a list`);
       if (spec.choices !== undefined) {
-        const invalid = items.filter((i) => !spec.choices?.includes(i));
+        const invalid = items.filter(
+          (i) => !spec.choices?.includes(i) && !(spec.pluginNamespaces && PLUGIN_NAMESPACE.test(i)),
+        );
         if (invalid.length > 0) throw new OptionValueError(`invalid entries found [${invalid.join(', ')}]`);
       }
       value = items;

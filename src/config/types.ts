@@ -33,6 +33,8 @@ export const RPC_API_GROUPS = [
   'TESTING',
 ] as const;
 export type RpcApiGroup = (typeof RPC_API_GROUPS)[number];
+/** An entry of --rpc-http-api / --rpc-ws-api: one of the groups, or a plugin's JSON-RPC namespace. */
+export type RpcApiName = RpcApiGroup | (string & {});
 
 export interface Config {
   // --- node, network, storage
@@ -72,7 +74,8 @@ export interface Config {
   rpcHttpEnabled: boolean;
   rpcHttpHost: string;
   rpcHttpPort: number;
-  rpcHttpApi: RpcApiGroup[];
+  /** API groups, and plugin namespaces (checked against the loaded plugins at start). */
+  rpcHttpApi: RpcApiName[];
   rpcHttpApiMethodsNoAuth: string[];
   rpcHttpCorsOrigins: string[];
   rpcHttpMaxActiveConnections: number;
@@ -88,7 +91,8 @@ export interface Config {
   rpcWsEnabled: boolean;
   rpcWsHost: string;
   rpcWsPort: number;
-  rpcWsApi: RpcApiGroup[];
+  /** As `rpcHttpApi`. */
+  rpcWsApi: RpcApiName[];
   rpcWsApiMethodsNoAuth: string[];
   rpcWsMaxFrameSize: number;
   rpcWsMaxActiveConnections: number;
@@ -165,4 +169,9 @@ export interface Config {
   /** undefined = load every plugin found. */
   plugins: string[] | undefined;
   pluginContinueOnError: boolean;
+  /**
+   * Plugin options from the TOML config file (`plugin-<name>-<option> = value`), by `<name>-<option>`:
+   * not entries of the option table (plugins declare them), checked once the plugins are loaded.
+   */
+  pluginFileOptions: ReadonlyMap<string, string>;
 }

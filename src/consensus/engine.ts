@@ -10,12 +10,16 @@ import type { Config } from '../config/types.js';
 import type { ConsensusRules } from '../execution/consensusRules.js';
 import type { BlockImporter } from '../execution/importer.js';
 import type { MiningService } from '../mining/service.js';
+import type { NetworkService } from '../p2p/network.js';
 import type { TxPool } from '../txpool/pool.js';
+import type { Bft } from './bft/service.js';
 import type { Clique } from './clique/index.js';
 
-/** The services behind an engine's own RPC namespace (`clique_*`; `ibft_*`, `qbft_*` next). */
+/** The services behind an engine's own RPC namespace (`clique_*`; `ibft_*` or `qbft_*`). */
 export interface ConsensusApis {
   clique?: Clique;
+  /** IBFT 2.0 (`ibft_*`) or QBFT (`qbft_*`), as `bft.variant` says. */
+  bft?: Bft;
 }
 
 /** What an engine needs to produce blocks on this node. */
@@ -28,6 +32,8 @@ export interface ProducerContext {
   nodeKey: Uint8Array;
   /** True while the node is behind its peers: production pauses (the interface's rule). */
   isSyncing?: () => boolean;
+  /** The P2P network, not started yet: engines that agree over a sub-protocol register it here. */
+  network?: NetworkService;
 }
 
 /** Block production on this node. */

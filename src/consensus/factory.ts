@@ -1,32 +1,45 @@
 /**
- * Picks the consensus engine from the genesis: Clique for `config.clique`, Ethash otherwise, wrapped by
- * the merge engine when the genesis configures the merge. A consensus Alder does not implement yet is
- * refused here, at start, naming its genesis key.
+ * Picks the consensus engine from the genesis: IBFT 2.0 for `config.ibft2`, QBFT for `config.qbft`,
+ * Clique for `config.clique`, Ethash otherwise, wrapped by the merge engine when the genesis
+ * configures the merge. A combination Alder does not run is refused here, at start, naming its key.
  */
 import { join } from 'node:path';
 import type { CustomCrypto } from '@ethereumjs/common';
 import type { ChainStore } from '../chain/chainStore.js';
-import type { GenesisSpec } from '../config/genesis.js';
+import { type GenesisSpec, isBftConsensus } from '../config/genesis.js';
+import type { WorldState } from '../state/worldState.js';
+import { withRoundProducer } from './bft/round/producer.js';
 import { CliqueConsensus } from './clique/consensus.js';
 import type { ConsensusEngine } from './engine.js';
 import { UnsupportedConsensusError } from './errors.js';
 import { EthashCaches } from './ethash/caches.js';
 import { EthashConsensus } from './ethash/index.js';
+import { createIbft2Consensus } from './ibft2/index.js';
 import { MergeConsensus } from './merge/index.js';
+import { createQbftConsensus } from './qbft/index.js';
 
 export interface EngineDeps {
   chain: ChainStore;
   /** The data directory (Ethash keeps its epoch caches under it). */
   dataPath: string;
   customCrypto: CustomCrypto;
+  /** The world state (QBFT reads validator contracts on it). */
+  world?: WorldState;
 }
 
 export function createConsensusEngine(genesis: GenesisSpec, deps: EngineDeps): ConsensusEngine {
   const cfg = genesis.config;
-  if (cfg.consensus === 'ibft2')
-    throw new UnsupportedConsensusError('config.ibft2', 'IBFT 2.0 consensus is not available yet');
-  if (cfg.consensus === 'qbft')
-    throw new UnsupportedConsensusError('config.qbft', 'QBFT consensus is not available yet');
+  if (isBftConsensus(cfg.consensus)) {
+    if (cfg.terminalTotalDifficulty !== undefined)
+      throw new UnsupportedConsensusError(
+        'config.terminalTotalDifficulty',
+        `a ${cfg.consensus === 'qbft' ? 'QBFT' : 'IBFT 2.0'} chain cannot move to proof of stake here`,
+      );
+    // Validators produce by rounds over the BFT sub-protocol (bft/round/).
+    return withRoundProducer(
+      cfg.consensus === 'ibft2' ? createIbft2Consensus(genesis, deps) : createQbftConsensus(genesis, deps),
+    );
+  }
   const pre: ConsensusEngine =
     cfg.consensus === 'clique'
       ? new CliqueConsensus(deps.chain, genesis, deps.customCrypto)

@@ -165,7 +165,10 @@ export const STORES = [
   'canonical', // 8-byte big-endian number → canonical block hash
   'txIndex', // tx hash → block hash (32) ‖ index (4, big-endian)
   'trie', // state trie nodes and contract code, by hash (archive: never deleted)
-  'meta', // small named values: head, genesis, safe, finalized, schema
+  'flatAccounts', // keccak(address) → account RLP, of the state named by meta flatRoot
+  'flatStorage', // keccak(address) ‖ keccak(slot) → value (leading zeros stripped), same state
+  'stateChanges', // block hash → the hashed keys of the accounts and slots the block changed
+  'meta', // small named values: head, genesis, safe, finalized, schema, flatRoot
   'preimages', // keccak256 of an address or storage slot → the address or slot (debug ranges)
 ] as const;
 export type StoreName = (typeof STORES)[number];

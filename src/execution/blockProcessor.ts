@@ -11,7 +11,6 @@
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { Caches, type MerkleStateManager } from '@ethereumjs/statemanager';
 import {
   Account,
   Address,
@@ -25,6 +24,8 @@ import { AncestorHashes } from '../chain/ancestorHashes.js';
 import { bytesEqual, type ChainStore } from '../chain/chainStore.js';
 import { keccak256 } from '../crypto/index.js';
 import type { WriteBatch } from '../db/database.js';
+import type { BlockState } from '../state/blockState.js';
+import type { StateChanges } from '../state/flatState.js';
 import type { WorldState } from '../state/worldState.js';
 import { useFastCommonLookups } from './commonLookups.js';
 import type { ConsensusRules } from './consensusRules.js';
@@ -36,6 +37,8 @@ export interface BlockExecution {
   /** Consensus-encoded receipts, in transaction order. */
   receipts: Uint8Array[];
   senders: Address[];
+  /** The accounts and slots the block changed (for the head's flat tables). */
+  changes?: StateChanges;
 }
 
 /** The block broke a consensus rule during execution (state root, receipts, gas, requests …). */
@@ -58,8 +61,6 @@ export interface ReplayOptions<T> {
   inspect?: (vm: VM) => Promise<T>;
 }
 
-/** Accounts + slots + code entries the import caches may hold before they are dropped. */
-const MAX_CACHED_STATE_ENTRIES = 150_000;
 const BEACON_ROOTS_ADDRESS = createAddressFromString('0x000f3df6d732807ef1319fb7b8bb8522d0beac02');
 const GWEI = 1_000_000_000n;
 
@@ -68,13 +69,13 @@ class ReplayStop extends Error {}
 
 export class BlockProcessor {
   private vm: VM | undefined;
-  private state: MerkleStateManager | undefined;
-  private caches: Caches | undefined;
-  /** The state root the warm state is positioned on; undefined when unknown. */
-  private stateRoot: Uint8Array | undefined;
+  /** The warm state of import and the builder (kept from block to block; see `state/blockState.ts`). */
+  private state: BlockState | undefined;
   private readonly hashes: AncestorHashes;
   /** keccak256 preimages of the addresses and slots the block being executed wrote (debug ranges). */
   private readonly preimages = new Map<Uint8Array, Uint8Array>();
+  /** The changes of the last block the builder filled, by its state root. */
+  private built: { root: Uint8Array; changes: StateChanges } | undefined;
 
   constructor(
     private readonly chain: ChainStore,
@@ -101,7 +102,7 @@ export class BlockProcessor {
     try {
       await tracer?.onBlockStart?.(block, vm);
       result = await runBlock(vm, {
-        block: this.executionView(block),
+        block: this.withEngineReward(vm, this.executionView(block)),
         skipHeaderValidation: true,
         setHardfork: true,
         clearCache: false,
@@ -117,14 +118,14 @@ export class BlockProcessor {
         // An import is never undone by its tracer.
       }
     }
-    this.stateRoot = block.header.stateRoot;
+    const { changes } = state.commitBlock();
     this.world.store.drainInto(batch);
-    this.trimCaches();
     this.chain.putPreimages(batch, this.preimages.entries());
     this.preimages.clear();
     return {
       receipts: result.receipts.map((r, i) => encodeReceipt(r, block.transactions[i].type)),
       senders: block.transactions.map((tx) => tx.getSenderAddress()),
+      changes,
     };
   }
 
@@ -140,12 +141,14 @@ export class BlockProcessor {
     const { vm, state } = await this.positionOn(parent);
     try {
       const { result, stateRoot } = await work(vm);
+      // The committed layer now describes the built state; a child of the built block starts from it.
+      const built = state.commitBlock();
+      if (!bytesEqual(built.root, stateRoot)) throw new Error('built state root differs');
+      this.built = built;
       const stateWrites = this.chain.newBatch();
       this.world.store.drainInto(stateWrites);
       this.chain.putPreimages(stateWrites, this.preimages.entries());
       this.preimages.clear();
-      // The caches now describe the built state; a child of the built block starts from them.
-      this.stateRoot = stateRoot;
       return { result, stateWrites };
     } catch (err) {
       await this.reset(state, parent);
@@ -153,12 +156,10 @@ export class BlockProcessor {
     }
   }
 
-  /** Drops the import caches once they pass a size (at a block boundary, where all is in the trie). */
-  trimCaches(): void {
-    const c = this.caches;
-    if (!c || !this.state) return;
-    const entries = (c.account?.size() ?? 0) + (c.storage?.size() ?? 0) + (c.code?.size() ?? 0);
-    if (entries > MAX_CACHED_STATE_ENTRIES) this.state.clearCaches();
+  /** The changes of the built block with state root `root`, while it is the last one built. */
+  builtChanges(root: Uint8Array): StateChanges | undefined {
+    const built = this.built;
+    return built !== undefined && bytesEqual(built.root, root) ? built.changes : undefined;
   }
 
   /**
@@ -218,7 +219,7 @@ export class BlockProcessor {
     try {
       await opts.tracer?.onBlockStart?.(block, vm);
       await runBlock(vm, {
-        block: this.executionView(block),
+        block: this.withEngineReward(vm, this.executionView(block)),
         skipHeaderValidation: true,
         setHardfork: true,
         clearCache: false,
@@ -312,7 +313,28 @@ export class BlockProcessor {
     for (const w of block.withdrawals ?? []) await credit(vm, w.address, w.amount * GWEI);
     if (block.withdrawals) await vm.evm.journal.cleanup();
     const reward = this.rules.blockReward(block.header);
-    if (reward > 0n) await credit(vm, block.header.coinbase, reward);
+    // The fee recipient: the PoW beneficiary, or BFT's mining beneficiary when one is configured.
+    if (reward > 0n) await credit(vm, this.rules.feeRecipient(block.header), reward);
+  }
+
+  /**
+   * A block the library pays the engine's reward for: proof-of-authority blocks (BFT's `blockreward`)
+   * run as proof of work with the reward as the miner reward, paid to the view's coinbase (the fee
+   * recipient) after the transactions and withdrawals and before the state root is taken. A zero
+   * reward touches nothing, as Besu skips zero rewards.
+   */
+  private withEngineReward(vm: VM, view: Block): Block {
+    if (!this.rules.executionCommon || view.common.consensusType() === 'pow') return view;
+    const reward = this.rules.blockReward(view.header);
+    if (reward === 0n) return view;
+    // Every EIP that sets the miner reward (chainstart, Byzantium, Constantinople) gets this block's.
+    const value = reward.toString();
+    vm.common.updateParams({
+      1: { minerReward: value },
+      609: { minerReward: value },
+      1013: { minerReward: value },
+    });
+    return Object.create(view, { common: { value: vm.common } }) as Block;
   }
 
   /** The Common the VM executes with (see `ConsensusRules.executionCommon`), with fast EIP lookups. */
@@ -330,10 +352,9 @@ export class BlockProcessor {
     return recipient.equals(block.header.coinbase) ? block : withCoinbase(block, recipient);
   }
 
-  private async positionOn(parent: BlockHeader): Promise<{ vm: VM; state: MerkleStateManager }> {
-    if (!this.vm) {
-      this.caches = new Caches();
-      this.state = this.world.open(undefined, this.caches);
+  private async positionOn(parent: BlockHeader): Promise<{ vm: VM; state: BlockState }> {
+    if (!this.vm || !this.state) {
+      this.state = this.world.openBlockState(parent.stateRoot);
       recordPreimages(this.state, this.preimages);
       this.vm = await createVM({
         common: this.executionCommon(),
@@ -341,20 +362,19 @@ export class BlockProcessor {
         blockchain: this.hashes as never,
       });
     }
-    const state = this.state as MerkleStateManager;
+    const state = this.state;
     this.hashes.tip = parent;
-    if (!this.stateRoot || !bytesEqual(this.stateRoot, parent.stateRoot)) {
-      await state.setStateRoot(parent.stateRoot, true);
-    }
+    // On the parent's root the committed layer stays warm; on any other it starts again.
+    state.reset(parent.stateRoot);
     return { vm: this.vm, state };
   }
 
-  /** After a failed execution: drop its pending nodes, put the state back on the parent. */
-  private async reset(state: MerkleStateManager, parent: BlockHeader): Promise<void> {
+  /** After a failed execution: drop its pending nodes and everything the state held of the block. */
+  private async reset(state: BlockState, parent: BlockHeader): Promise<void> {
     this.world.store.discard();
     this.preimages.clear();
-    this.stateRoot = undefined;
-    await state.setStateRoot(parent.stateRoot, true).catch(() => undefined);
+    state.discard();
+    state.reset(parent.stateRoot);
   }
 }
 
@@ -374,7 +394,7 @@ async function credit(vm: VM, address: Address, amount: bigint): Promise<void> {
 }
 
 /** Records keccak256(key) → key for every address and storage slot the state manager writes. */
-function recordPreimages(state: MerkleStateManager, into: Map<Uint8Array, Uint8Array>): void {
+function recordPreimages(state: BlockState, into: Map<Uint8Array, Uint8Array>): void {
   const putAccount = state.putAccount.bind(state);
   const putStorage = state.putStorage.bind(state);
   state.putAccount = (address, account) => {

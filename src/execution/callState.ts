@@ -58,7 +58,7 @@ export class CallState implements StateManagerInterface {
   private readonly marks: number[] = [];
   private codeless: CodelessSender | undefined;
 
-  readonly originalStorageCache: OriginalStorageCache;
+  originalStorageCache: OriginalStorageCache;
 
   constructor(readonly snapshot: StateSnapshot) {
     this.originalStorageCache = new OriginalStorageCache(this.getStorage.bind(this));
@@ -75,7 +75,19 @@ export class CallState implements StateManagerInterface {
     this.journal.length = 0;
     this.marks.length = 0;
     this.codeless = undefined;
-    this.originalStorageCache.clear();
+    this.originalStorageCache = new OriginalStorageCache(this.getStorage.bind(this));
+  }
+
+  /**
+   * Meters every later transaction's SSTOREs against the snapshot's values, not the values at its own
+   * start: Besu runs trace_callMany's calls on one uncommitted state, so for its calls a slot an earlier
+   * call wrote is already dirty. Lasts until `reset()`.
+   */
+  meterAgainstSnapshot(): void {
+    this.originalStorageCache = new OriginalStorageCache(async (address, slot) => {
+      const account = this.snapshot.accountSync(bytesToHexKey(address.bytes), address.bytes);
+      return account ? this.snapshot.storageSync(account.storageRoot, slot) : EMPTY;
+    });
   }
 
   /**

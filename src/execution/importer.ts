@@ -11,6 +11,8 @@ import type { VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from '../chain/errors.js';
 import type { WriteBatch } from '../db/database.js';
+import { logger } from '../log.js';
+import { FlatState } from '../state/flatState.js';
 import type { WorldState } from '../state/worldState.js';
 import { type BlockExecution, BlockExecutionError, BlockProcessor } from './blockProcessor.js';
 import type { ConsensusRules } from './consensusRules.js';
@@ -22,6 +24,8 @@ export interface ImporterOptions {
 }
 
 export type ImportResult = 'imported' | 'known';
+
+const log = logger('state');
 
 /** The execution outputs of a block built locally, kept until it is sealed and committed. */
 export interface BuiltExecution extends BlockExecution {
@@ -48,11 +52,19 @@ export class BlockImporter {
 
   constructor(
     private readonly chain: ChainStore,
-    world: WorldState,
+    private readonly world: WorldState,
     readonly rules: ConsensusRules,
     private readonly opts: ImporterOptions = {},
   ) {
     this.processor = new BlockProcessor(chain, world, rules);
+    chain.on('newHead', (e) => {
+      try {
+        this.followHead(e.head, e);
+      } catch (err) {
+        // The tables keep naming the state they hold: reads at the head go to the trie meanwhile.
+        log.error({ err }, 'Moving the flat state tables to the new head failed');
+      }
+    });
   }
 
   /** Imports blocks one after another; imports never interleave. `tracer` sees this block's execution. */
@@ -80,8 +92,29 @@ export class BlockImporter {
     return this.enqueue(async () => {
       if (this.chain.hasBlock(block.hash())) return 'known' as const;
       this.checkHeader(block);
-      this.store(block, execution, execution.stateWrites);
+      const changes = execution.changes ?? this.processor.builtChanges(block.header.stateRoot);
+      this.store(block, { ...execution, changes }, execution.stateWrites);
       return 'imported' as const;
+    });
+  }
+
+  /**
+   * Checks and executes `block` on its parent's state without storing anything: what a BFT validator
+   * does with a proposal before it prepares. The execution can be stored later with `commitBuilt`
+   * once the block is sealed (sealing changes extraData only, not what executes). Throws
+   * `InvalidBlockError` for a block that fails its header checks or its execution.
+   */
+  executeWithoutStoring(block: Block): Promise<BuiltExecution> {
+    return this.enqueue(async () => {
+      const parent = this.checkHeader(block);
+      const batch = this.chain.newBatch();
+      try {
+        const execution = await this.processor.execute(block, parent, batch);
+        return { ...execution, stateWrites: batch };
+      } catch (err) {
+        if (err instanceof BlockExecutionError) throw this.invalid(block, err.reason);
+        throw err;
+      }
     });
   }
 
@@ -132,9 +165,9 @@ export class BlockImporter {
       const execution = await this.processor.execute(block, parent, batch);
       const td = (this.chain.getTotalDifficulty(block.header.parentHash) ?? 0n) + block.header.difficulty;
       this.chain.putBlock(batch, block, td, execution.receipts, execution.senders);
+      if (execution.changes) batch.put('stateChanges', block.hash(), FlatState.encodeKeys(execution.changes));
       const moved = this.chain.setHead(batch, block);
       this.chain.db.commit(batch);
-      this.processor.trimCaches();
       this.chain.headCommitted({ head: block, ...moved });
     });
   }
@@ -202,9 +235,43 @@ export class BlockImporter {
       },
     );
     const moved = wins ? this.chain.setHead(batch, block) : undefined;
+    // The head's flat tables follow it: in this transaction when the block extends the state they
+    // hold, else once the head is committed (see `followHead`).
+    const flat = this.world.flat;
+    const changes = execution.changes;
+    if (changes) batch.put('stateChanges', block.hash(), FlatState.encodeKeys(changes));
+    const parentRoot = this.chain.getHeader(block.header.parentHash)?.stateRoot;
+    const extendsFlat =
+      moved !== undefined && changes !== undefined && parentRoot !== undefined && flat.isAt(parentRoot);
+    if (extendsFlat) flat.apply(batch, changes, block.header.stateRoot);
     this.chain.db.commit(batch);
-    this.processor.trimCaches();
+    if (extendsFlat) flat.moved(block.header.stateRoot);
     if (moved) this.chain.headCommitted({ head: block, ...moved });
+  }
+
+  /**
+   * Any head move the block's own transaction did not bring the flat tables along (a reorganisation,
+   * a head set by fork choice): they move by the changed keys of the blocks taken off and put on,
+   * read from the new head's committed trie, or are rebuilt from it when some keys are missing.
+   */
+  private followHead(head: Block, moved: { added: Block[]; removed: Block[] }): void {
+    const flat = this.world.flat;
+    const root = head.header.stateRoot;
+    if (flat.isAt(root)) return;
+    const fork =
+      moved.removed.length > 0
+        ? moved.removed[0].header
+        : this.chain.getHeader(moved.added[0].header.parentHash);
+    const keys: Uint8Array[] = [];
+    let complete = fork !== undefined && flat.isAt(fork.stateRoot);
+    for (const b of [...moved.removed, ...moved.added]) {
+      if (!complete) break;
+      const k = this.chain.db.get('stateChanges', b.hash());
+      if (k === undefined) complete = false;
+      else keys.push(k);
+    }
+    if (complete) flat.catchUp(root, keys);
+    else flat.rebuild(root);
   }
 
   private invalid(block: Block, reason: string): InvalidBlockError {

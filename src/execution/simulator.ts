@@ -81,7 +81,10 @@ export interface SimulateOptions {
   /** Replaces the call's gas (estimateGas probing). */
   gasLimit?: bigint;
   reportAccessList?: boolean;
-  /** Sees the call's execution (debug_traceCall); the call then always runs on the EVM library. */
+  /**
+   * Traces the run (the library's EVM, on a VM of its own whose state manager the tracer may wrap):
+   * `onBlockStart` sees the VM and the block environment, then the transaction hooks run as in a block.
+   */
   tracer?: BlockTracer;
   /** Run even when the sender's balance cannot pay the call's value and gas (debug_traceCall). */
   allowExceedingBalance?: boolean;
@@ -255,9 +258,10 @@ export class CallSimulator {
   ): Promise<SimulationResult> {
     let ctx: SimContext;
     try {
-      ctx = movesPrecompiles(opts.overrides)
-        ? await this.freshContext(header, opts.overrides)
-        : await this.acquire(header);
+      ctx =
+        movesPrecompiles(opts.overrides) || opts.tracer
+          ? await this.freshContext(header, opts.overrides)
+          : await this.acquire(header);
     } catch (err) {
       if (err instanceof InvalidOverrideError) throw new InvalidSimulationError('OTHER', err.message);
       throw err;
@@ -268,6 +272,25 @@ export class CallSimulator {
     } finally {
       ctx.state.reset();
       this.release(ctx);
+    }
+  }
+
+  /**
+   * Runs `calls` one after another on the state of `header`, each seeing the writes of those before it
+   * (trace_callMany), each with its tracer. A call that cannot run as a transaction throws.
+   */
+  async simulateSequence(
+    header: BlockHeader,
+    calls: ReadonlyArray<{ call: CallRequest; tracer: BlockTracer }>,
+  ): Promise<SimulationResult[]> {
+    const ctx = await this.freshContext(header, undefined);
+    ctx.state.meterAgainstSnapshot();
+    try {
+      const out: SimulationResult[] = [];
+      for (const { call, tracer } of calls) out.push(await this.run(ctx, header, call, { tracer }));
+      return out;
+    } finally {
+      ctx.state.reset();
     }
   }
 
@@ -446,17 +469,18 @@ export class CallSimulator {
     // the library path, where the checks run in that order.
     const nonceTooLow = call.nonce !== undefined && call.nonce < account.nonce;
 
-    const fast = nonceTooLow
-      ? undefined
-      : this.tryFast(ctx, header, call, opts, {
-          from,
-          gasLimit,
-          baseFee,
-          london,
-          feesGiven,
-          checkBalance,
-          balance: account.balance,
-        });
+    const fast =
+      nonceTooLow || opts.tracer
+        ? undefined
+        : this.tryFast(ctx, header, call, opts, {
+            from,
+            gasLimit,
+            baseFee,
+            london,
+            feesGiven,
+            checkBalance,
+            balance: account.balance,
+          });
     if (fast !== undefined) return fast;
     this.stats.library++;
 
@@ -564,8 +588,10 @@ export class CallSimulator {
     // Entries may name their authority instead of a signature: applied by armAuthorizations.
     const disarmAuthorizations = armAuthorizations(vm, tx, call.authorizationList ?? []);
     ctx.rearm?.();
-    const detachTracer = opts.tracer ? attachTracer(vm, opts.tracer) : undefined;
+    const tracer = opts.tracer;
+    const detach = tracer ? attachTracer(vm, tracer) : undefined;
     try {
+      await tracer?.onBlockStart?.(env, vm);
       result = await runTx(vm, {
         tx,
         block: env,
@@ -579,8 +605,8 @@ export class CallSimulator {
       if (err instanceof TraceAbort) throw err;
       throw new InvalidSimulationError('OTHER', (err as Error).message);
     } finally {
+      detach?.();
       disarmAuthorizations();
-      detachTracer?.();
     }
     const exec = result.execResult;
     const gasUsed = result.totalGasSpent;

@@ -1,18 +1,23 @@
 /**
  * Metrics as the node runs them: the registry (collecting only when metrics are served or pushed),
  * the node's metrics, the JSON-RPC instrumentation, and the server or the Pushgateway pusher.
+ *
+ * With metrics off (neither served nor pushed) nothing is registered, as Besu's no-op metrics system:
+ * prom-client and the modules built on it are then not loaded at all (they cost the idle node ~12 MB
+ * of RSS), debug_metrics answers `{}` and methods are not wrapped.
  */
 import type { Config } from '../config/types.js';
-import { type NodeMetrics, type NodeMetricsSources, registerNodeMetrics } from './nodeMetrics.js';
-import { type MethodInstrument, rpcInstrument } from './rpc.js';
-import { type MetricsPusher, type MetricsServer, startMetricsPush, startMetricsServer } from './server.js';
-import { MetricsService } from './service.js';
+import type { NodeMetrics, NodeMetricsSources } from './nodeMetrics.js';
+import type { MethodInstrument } from './rpc.js';
+import type { MetricsPusher, MetricsServer } from './server.js';
+import type { MetricsService } from './service.js';
 
-export { MetricsService } from './service.js';
+export type { MetricsService } from './service.js';
 
 export interface RunningMetrics {
-  service: MetricsService;
-  node: NodeMetrics;
+  /** Absent when metrics are off. */
+  service?: MetricsService;
+  node?: NodeMetrics;
   /** Wraps JSON-RPC methods with the rpc metrics (identity when off). */
   instrument: MethodInstrument;
   /** Where `/metrics` is served, when it is. */
@@ -21,23 +26,29 @@ export interface RunningMetrics {
 }
 
 export async function startMetrics(config: Config, sources: NodeMetricsSources): Promise<RunningMetrics> {
-  const service = new MetricsService({
-    enabled: config.metricsEnabled || config.metricsPushEnabled,
-    categories: config.metricsCategory,
-  });
+  if (!config.metricsEnabled && !config.metricsPushEnabled) {
+    return { instrument: (methods) => [...methods], close: async () => undefined };
+  }
+  const [{ MetricsService }, { registerNodeMetrics }, { rpcInstrument }, server] = await Promise.all([
+    import('./service.js'),
+    import('./nodeMetrics.js'),
+    import('./rpc.js'),
+    import('./server.js'),
+  ]);
+  const service = new MetricsService({ enabled: true, categories: config.metricsCategory });
   const node = registerNodeMetrics(service, sources);
-  let server: MetricsServer | undefined;
+  let listener: MetricsServer | undefined;
   let pusher: MetricsPusher | undefined;
   // PROMETHEUS is the one protocol (the option refuses the others): the text exposition format.
   const protocol = config.metricsProtocol;
   if (config.metricsEnabled) {
-    server = await startMetricsServer(service, {
+    listener = await server.startMetricsServer(service, {
       host: config.metricsHost,
       port: config.metricsPort,
       protocol,
     });
-  } else if (config.metricsPushEnabled) {
-    pusher = startMetricsPush(service, {
+  } else {
+    pusher = server.startMetricsPush(service, {
       host: config.metricsPushHost,
       port: config.metricsPushPort,
       intervalSeconds: config.metricsPushInterval,
@@ -48,10 +59,10 @@ export async function startMetrics(config: Config, sources: NodeMetricsSources):
     service,
     node,
     instrument: rpcInstrument(service),
-    endpoint: server ? { host: server.host, port: server.port } : undefined,
+    endpoint: listener ? { host: listener.host, port: listener.port } : undefined,
     async close() {
       node.close();
-      await server?.close();
+      await listener?.close();
       await pusher?.close();
       service.registry.clear();
     },

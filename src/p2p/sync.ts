@@ -8,11 +8,10 @@
 import { EventEmitter } from 'node:events';
 import { type Block, createBlockFromBytesArray } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
-import { RLP } from '@ethereumjs/rlp';
 import type { ChainStore } from '../chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from '../chain/errors.js';
+import { hashRawHeader } from '../chain/headerHash.js';
 import type { BlockImporter } from '../execution/importer.js';
-import { keccak256 } from '../crypto/index.js';
 import { logger } from '../log.js';
 import { DisconnectReason } from './disconnect.js';
 import { bytes, type Rlp, uint } from './eth/messages.js';
@@ -166,7 +165,7 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
     const [top] = await peer.getHeaders({ origin: peer.headHash, amount: 1, skip: 0, reverse: false });
     if (!top) throw new Error('peer does not serve its own head');
     const peerHead = uint(top[8], 'header number');
-    if (hex(keccak256(RLP.encode(top))) !== hex(peer.headHash))
+    if (hex(hashRawHeader(this.chain.common, top as Uint8Array[])) !== hex(peer.headHash))
       throw new BadPeerDataError('header does not hash to the requested head');
     peer.headNumber = peerHead;
     if (peerHead <= this.chain.head().number && this.chain.headHeader().difficulty === 0n) return;
@@ -224,7 +223,7 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
       });
       for (let i = headers.length - 1; i >= 0; i--) {
         const h = headers[i] as Rlp[];
-        const hash = keccak256(RLP.encode(h));
+        const hash = hashRawHeader(this.chain.common, h as Uint8Array[]);
         const number = uint(h[8], 'header number');
         if (this.chain.hasBlock(hash)) return { number, hash };
       }
@@ -245,7 +244,7 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
       if (uint(h[8], 'header number') !== expected) throw new BadPeerDataError('headers out of sequence');
       if (hex(bytes(h[0], 'parent hash', 32)) !== hex(prev))
         throw new BadPeerDataError('headers do not link');
-      const hash = keccak256(RLP.encode(h));
+      const hash = hashRawHeader(this.chain.common, h as Uint8Array[]);
       hashes.push(hash);
       const txRoot = hex(bytes(h[4], 'transactions root', 32));
       const uncles = hex(bytes(h[1], 'uncles hash', 32));

@@ -109,7 +109,7 @@ export interface PluginContext {
   dataPath: string;
   /** This plugin's logger (`plugins.<name>`; admin_changeLogLevel reaches it). */
   log: Logger;
-  /** Registers `<namespace>_<method>` (served when the PLUGINS API group is enabled). */
+  /** Registers `<namespace>_<method>` (served when --rpc-http-api / --rpc-ws-api names the namespace). */
   registerRpcMethod(method: string, handler: PluginRpcHandler): void;
   events: PluginEvents;
   chain: PluginChainReader;

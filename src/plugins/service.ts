@@ -73,8 +73,10 @@ export interface PluginLoadOptions {
   /** `--plugins`: names or paths; undefined loads every plugin found. */
   plugins: readonly string[] | undefined;
   continueOnError: boolean;
-  /** `--plugin-<name>-<option>` values from the command line, by option name without dashes. */
+  /** `--plugin-<name>-<option>` values from the command line, by `<name>-<option>`. */
   args: ReadonlyMap<string, string>;
+  /** `plugin-<name>-<option>` keys of the TOML config file, by `<name>-<option>`. */
+  fileArgs?: ReadonlyMap<string, string>;
   env: NodeJS.ProcessEnv;
 }
 
@@ -204,13 +206,29 @@ export class PluginService {
         );
       }
     }
-    // Every --plugin-… value must belong to a loaded plugin's option.
+    // Every --plugin-… value (and plugin-… key of the config file) must belong to a loaded plugin's option.
     const unknown = [...opts.args.keys()].filter((k) => !claimed.has(k));
     if (unknown.length > 0) {
       throw new ConfigError(
         `Unknown option${unknown.length > 1 ? 's' : ''}: ${unknown.map((k) => `'--plugin-${k}'`).join(', ')} (no loaded plugin declares ${unknown.length > 1 ? 'them' : 'it'})`,
       );
     }
+    const unknownKeys = [...(opts.fileArgs?.keys() ?? [])].filter((k) => !claimed.has(k));
+    if (unknownKeys.length > 0) {
+      throw new ConfigError(
+        `Unknown option${unknownKeys.length > 1 ? 's' : ''} in TOML configuration file: ${unknownKeys.map((k) => `plugin-${k}`).join(', ')} (no loaded plugin declares ${unknownKeys.length > 1 ? 'them' : 'it'})`,
+      );
+    }
+  }
+
+  /**
+   * Besu's test for an API-list entry that is not a built-in group: some plugin method's name starts
+   * with it, case-insensitively (so naming the namespace enables the plugin's methods).
+   */
+  hasNamespace(api: string): boolean {
+    const prefix = api.toUpperCase();
+    for (const name of this.methodTable.keys()) if (name.toUpperCase().startsWith(prefix)) return true;
+    return false;
   }
 
   private fail(err: PluginError, continueOnError: boolean): void {
@@ -287,7 +305,8 @@ export class PluginService {
     for (const spec of plugin.options ?? []) {
       const key = `${plugin.name}-${spec.name}`;
       const envName = `ALDER_PLUGIN_${key.toUpperCase().replace(/-/g, '_')}`;
-      const raw = opts.args.get(key) ?? opts.env[envName];
+      // Command line, then environment, then the config file, as for Alder's own options.
+      const raw = opts.args.get(key) ?? opts.env[envName] ?? opts.fileArgs?.get(key);
       claimed.add(key);
       values[spec.name] = raw === undefined ? spec.default : convertOption(spec, raw, key);
     }

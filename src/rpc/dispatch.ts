@@ -60,7 +60,8 @@ export interface DispatchResult {
 
 export interface DispatcherOptions {
   methods: readonly RpcMethod[];
-  enabledGroups: readonly ApiGroup[];
+  /** API groups, and plugin namespaces that enable plugin methods. */
+  enabledGroups: readonly string[];
   /** Largest HTTP batch; 0 or less is unlimited. Not applied over WebSocket. */
   maxBatchSize: number;
   /** Methods served whatever the enabled groups (Besu's WS subscription methods). */
@@ -210,13 +211,16 @@ function javaHashMapOrder(keys: readonly string[]): string[] {
 }
 
 export function createDispatcher(opts: DispatcherOptions): Dispatcher {
-  const enabled = new Set<ApiGroup>(opts.enabledGroups);
+  const enabled = new Set<string>(opts.enabledGroups);
+  const prefixes = opts.enabledGroups.map((g) => g.toUpperCase());
+  const isEnabled = (method: RpcMethod): boolean =>
+    method.plugin ? prefixes.some((p) => method.name.toUpperCase().startsWith(p)) : enabled.has(method.group);
   const table = new Map<string, RpcMethod>();
   const registeredNames = new Set<string>();
   for (const method of opts.methods) {
     registeredNames.add(method.name);
     // A method may be registered under several groups (plugins_reloadPluginConfig: ADMIN and PLUGINS).
-    if (enabled.has(method.group) && !table.has(method.name)) table.set(method.name, method);
+    if (isEnabled(method) && !table.has(method.name)) table.set(method.name, method);
   }
   for (const method of opts.alwaysEnabled ?? []) {
     registeredNames.add(method.name);

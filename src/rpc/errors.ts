@@ -7,6 +7,7 @@
 import { SimulateError, type SimulateErrorKind } from '../execution/blockSimulator.js';
 import { CallFailedError } from '../execution/gasEstimator.js';
 import { InvalidSimulationError, type SimulationResult } from '../execution/simulator.js';
+import { TraceCallError } from '../execution/tracers/parity/service.js';
 import { TraceTimeoutError } from '../execution/tracers/sink.js';
 import { LogQueryError, type LogQueryFailure } from '../filters/logQuery.js';
 import { FilterLimitError } from '../filters/manager.js';
@@ -485,6 +486,7 @@ function domainError(err: unknown): RpcErrorSpec | undefined {
   if (err instanceof InvalidSubscriptionRequestError) return INVALID_REQUEST;
   if (err instanceof SubscriptionNotFoundError) return SUBSCRIPTION_NOT_FOUND;
   if (err instanceof LogQueryError) return LOG_QUERY_ERRORS[err.reason];
+  if (err instanceof TraceCallError) return INTERNAL_ERROR;
   if (err instanceof TraceTimeoutError) return TIMEOUT_ERROR;
   return undefined;
 }

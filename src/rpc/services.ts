@@ -8,6 +8,7 @@ import type { Common } from '@ethereumjs/common';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { FeeOracle } from '../chain/fees.js';
 import type { Config } from '../config/types.js';
+import type { Bft } from '../consensus/bft/service.js';
 import type { Clique } from '../consensus/clique/index.js';
 import type { BlockSimulator } from '../execution/blockSimulator.js';
 import type { BlockImporter } from '../execution/importer.js';
@@ -66,6 +67,8 @@ export interface Services {
   filters?: FilterManager;
   /** Clique signers, votes and proposals; present only on Clique chains. */
   clique?: Clique;
+  /** IBFT 2.0 or QBFT (`bft.variant`), behind ibft_* or qbft_*. */
+  bft?: Bft;
   /** Block production (proof-of-work chains); absent where the consensus mines no blocks locally. */
   miner?: MiningService;
   /** The log bloom cache files (eth_getLogs and log filters read full segments from them). */

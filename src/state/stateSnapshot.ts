@@ -19,6 +19,7 @@ import {
   KECCAK256_NULL,
   KECCAK256_RLP,
 } from '@ethereumjs/util';
+import type { FlatState } from './flatState.js';
 import { type NodeLoader, trieGetSync, trieProofSync } from './syncTrie.js';
 import { bytesToHexKey, hexKeyToBytes, type TrieStore } from './trieStore.js';
 
@@ -85,6 +86,8 @@ export class StateSnapshot {
   constructor(
     readonly content: ContentCache,
     readonly stateRoot: Uint8Array,
+    /** The head's flat tables: read instead of the trie while they hold this root. */
+    private readonly flat?: FlatState,
   ) {}
 
   get store(): TrieStore {
@@ -95,8 +98,12 @@ export class StateSnapshot {
   accountSync(key: string, address?: Uint8Array): Account | undefined {
     const hit = this.accounts.get(key);
     if (hit !== undefined) return hit ?? undefined;
-    const rlp = trieGetSync(this.content.load, this.stateRoot, address ?? hexKeyToBytes(key));
-    const account = rlp === null ? null : createAccountFromRLP(rlp);
+    let account: Account | null;
+    if (this.flat?.isAt(this.stateRoot)) account = this.flat.account(address ?? hexKeyToBytes(key)) ?? null;
+    else {
+      const rlp = trieGetSync(this.content.load, this.stateRoot, address ?? hexKeyToBytes(key));
+      account = rlp === null ? null : createAccountFromRLP(rlp);
+    }
     if (this.accounts.size >= MAX_ACCOUNTS) this.accounts = new Map();
     this.accounts.set(key, account);
     return account ?? undefined;
@@ -132,6 +139,7 @@ export class StateSnapshot {
 
   /** A storage slot (32-byte key) of the account, leading zeros stripped; empty when unset. */
   storage(address: Uint8Array, slot: Uint8Array): Uint8Array {
+    if (this.flat?.isAt(this.stateRoot)) return this.flat.storage(address, slot);
     const account = this.account(address);
     if (account === undefined || equalsBytes(account.storageRoot, KECCAK256_RLP)) return EMPTY;
     return this.storageSync(account.storageRoot, slot);

@@ -29,7 +29,16 @@ function nibblesOf(key: Uint8Array): Uint8Array {
  * needs is missing from the store (a pruned or unknown root), as the asynchronous trie does.
  */
 export function trieGetSync(load: NodeLoader, root: Uint8Array, key: Uint8Array): Uint8Array | null {
-  return walk(load, root, key, undefined);
+  return walk(load, root, keccak256(key), undefined);
+}
+
+/** `trieGetSync` for a key already hashed (its 32-byte path). */
+export function trieGetHashedSync(
+  load: NodeLoader,
+  root: Uint8Array,
+  hashedKey: Uint8Array,
+): Uint8Array | null {
+  return walk(load, root, hashedKey, undefined);
 }
 
 /**
@@ -39,18 +48,18 @@ export function trieGetSync(load: NodeLoader, root: Uint8Array, key: Uint8Array)
  */
 export function trieProofSync(load: NodeLoader, root: Uint8Array, key: Uint8Array): Uint8Array[] {
   const nodes: Uint8Array[] = [];
-  walk(load, root, key, nodes);
+  walk(load, root, keccak256(key), nodes);
   return nodes;
 }
 
 function walk(
   load: NodeLoader,
   root: Uint8Array,
-  key: Uint8Array,
+  hashedKey: Uint8Array,
   visited: Uint8Array[] | undefined,
 ): Uint8Array | null {
   if (equalsBytes(root, KECCAK256_RLP)) return null;
-  const path = nibblesOf(keccak256(key));
+  const path = nibblesOf(hashedKey);
   let pos = 0;
   let node = resolve(load, root, visited);
   for (;;) {
@@ -106,4 +115,54 @@ function resolve(load: NodeLoader, ref: Uint8Array, visited: Uint8Array[] | unde
   if (raw === undefined) throw new Error(`missing trie node ${bytesToHexKey(ref)}`);
   visited?.push(raw);
   return RLP.decode(raw) as RawNode[];
+}
+
+/**
+ * Every (key, value) of the trie at `root`, in key order; keys are the 32-byte paths (the hashed
+ * keys of a secure trie).
+ */
+export function* trieEntriesSync(load: NodeLoader, root: Uint8Array): Generator<[Uint8Array, Uint8Array]> {
+  if (equalsBytes(root, KECCAK256_RLP)) return;
+  const path: number[] = [];
+  yield* entries(load, resolve(load, root, undefined), path);
+}
+
+function* entries(load: NodeLoader, node: RawNode[], path: number[]): Generator<[Uint8Array, Uint8Array]> {
+  if (node.length === 17) {
+    const v = node[16] as Uint8Array;
+    if (v.length > 0) yield [pathBytes(path), v];
+    for (let i = 0; i < 16; i++) {
+      const child = node[i];
+      if (child instanceof Uint8Array && child.length === 0) continue;
+      path.push(i);
+      yield* entries(
+        load,
+        child instanceof Uint8Array ? resolve(load, child, undefined) : (child as RawNode[]),
+        path,
+      );
+      path.pop();
+    }
+    return;
+  }
+  const encoded = node[0] as Uint8Array;
+  const flag = encoded[0] >> 4;
+  const start = path.length;
+  if (flag & 1) path.push(encoded[0] & 15);
+  for (let b = 1; b < encoded.length; b++) path.push(encoded[b] >> 4, encoded[b] & 15);
+  if (flag >= 2) yield [pathBytes(path), node[1] as Uint8Array];
+  else {
+    const child = node[1];
+    yield* entries(
+      load,
+      child instanceof Uint8Array ? resolve(load, child, undefined) : (child as RawNode[]),
+      path,
+    );
+  }
+  path.length = start;
+}
+
+function pathBytes(path: number[]): Uint8Array {
+  const out = new Uint8Array(path.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = (path[2 * i] << 4) | path[2 * i + 1];
+  return out;
 }

@@ -9,9 +9,8 @@ import type { Database, WriteBatch } from '../db/database.js';
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 export function hexKeyToBytes(hex: string): Uint8Array {
-  const out = new Uint8Array(hex.length >>> 1);
-  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.substr(i * 2, 2), 16);
-  return out;
+  const b = Buffer.from(hex, 'hex');
+  return new Uint8Array(b.buffer, b.byteOffset, b.length);
 }
 
 export function bytesToHexKey(b: Uint8Array): string {
@@ -22,8 +21,12 @@ export function bytesToHexKey(b: Uint8Array): string {
 
 export class TrieStore implements DB<string, Uint8Array> {
   private pending = new Map<string, Uint8Array>();
+  /** `getSync` as a free function (the synchronous trie readers take a loader). */
+  readonly load: (key: string) => Uint8Array | undefined;
 
-  constructor(private readonly db: Database) {}
+  constructor(readonly db: Database) {
+    this.load = (key) => this.getSync(key);
+  }
 
   async get(key: string): Promise<Uint8Array | undefined> {
     return this.getSync(key);
@@ -35,6 +38,11 @@ export class TrieStore implements DB<string, Uint8Array> {
   }
 
   async put(key: string, value: Uint8Array): Promise<void> {
+    this.pending.set(key, value);
+  }
+
+  /** `put` without a promise, for the synchronous trie writer. */
+  putSync(key: string, value: Uint8Array): void {
     this.pending.set(key, value);
   }
 

@@ -16,6 +16,8 @@ import {
 } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
 import { Lru } from '../util/lru.js';
+import { BlockState } from './blockState.js';
+import { FlatState } from './flatState.js';
 import { ContentCache, StateSnapshot } from './stateSnapshot.js';
 import type { TrieStore } from './trieStore.js';
 
@@ -35,12 +37,15 @@ export class WorldState {
   private last: StateSnapshot | undefined;
   /** Storage and code shared by every snapshot. */
   readonly content: ContentCache;
+  /** The head state's flat tables. */
+  readonly flat: FlatState;
 
   constructor(
     readonly store: TrieStore,
     private readonly common: Common,
   ) {
     this.content = new ContentCache(store);
+    this.flat = new FlatState(store.db, store);
   }
 
   /**
@@ -54,7 +59,7 @@ export class WorldState {
     const key = Buffer.from(root.buffer, root.byteOffset, root.length).toString('hex');
     let snapshot = this.snapshots.get(key);
     if (!snapshot) {
-      snapshot = new StateSnapshot(this.content, root.slice());
+      snapshot = new StateSnapshot(this.content, root.slice(), this.flat);
       this.snapshots.set(key, snapshot);
     }
     this.last = snapshot;
@@ -84,6 +89,14 @@ export class WorldState {
       common: this.common,
       caches: caches === true ? new Caches() : caches === false ? undefined : caches,
     });
+  }
+
+  /**
+   * The state blocks execute on (import and the builder), positioned on `root`: writes grouped per
+   * block, their trie nodes pending in the store until the block's transaction takes them.
+   */
+  openBlockState(root: Uint8Array): BlockState {
+    return new BlockState(this.store, (r) => this.at(r), root);
   }
 
   /** Writes the genesis allocation and returns its state root. */

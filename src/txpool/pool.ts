@@ -225,6 +225,20 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     return { pending, queued };
   }
 
+  /**
+   * The executable transactions of each sender, in nonce order: the run of consecutive nonces from its
+   * account nonce, found by lookup (no sort), so what a block builder reads costs what it takes.
+   */
+  pendingLanes(): PooledTx[][] {
+    const lanes: PooledTx[][] = [];
+    for (const s of this.bySender.values()) {
+      const lane: PooledTx[] = [];
+      for (let next = s.accountNonce, t = s.byNonce.get(next); t; t = s.byNonce.get(++next)) lane.push(t);
+      if (lane.length > 0) lanes.push(lane);
+    }
+    return lanes;
+  }
+
   /** The next nonce for `sender` counting its executable pool transactions; undefined if it has none. */
   nextNonce(sender: Address, accountNonce: bigint): bigint {
     const s = this.bySender.get(sender.toString());
@@ -282,6 +296,10 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     if (!signatureInRange(tx.r) || !signatureInRange(tx.s)) {
       throw new TxPoolError('DECODE', 'signature values out of range');
     }
+    // The decoder accepts canonical RLP only, with nothing after it, so a decoded transaction
+    // serialises back to `raw`: its hash is that of the bytes received, without encoding it again.
+    // (A blob transaction arrives in its network form, which is not what it hashes.)
+    if (raw[0] !== 3) (tx as unknown as { cache: { hash?: Uint8Array } }).cache.hash ??= keccak256(raw);
     return this.add(tx, local, raw.length);
   }
 

@@ -1,9 +1,9 @@
 /** The CLIQUE group's handlers over a real Clique chain: results, defaults, ranges and errors. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knownErrorObject } from '../../src/rpc/errors.js';
-import { hashMapOrder, javaBytesHash, javaStringHash } from '../../src/rpc/methods/clique/javaOrder.js';
 import { allMethods } from '../../src/rpc/methods/index.js';
 import type { Services } from '../../src/rpc/services.js';
+import { hashMapOrder, javaBytesHash, javaStringHash } from '../../src/util/javaOrder.js';
 import { type CliqueTestChain, cliqueGenesis, openCliqueChain, sealEmptyBlock, testKey } from './helpers.js';
 
 const A = testKey('a');

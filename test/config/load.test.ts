@@ -221,13 +221,28 @@ describe('errors', () => {
     );
   });
 
-  it('unknown API group, as Besu words it', () => {
-    expect(errorOf(() => loadConfig([...DEV, '--rpc-http-api=ETH,FOO'], {})).message).toBe(
-      "Invalid value for option '--rpc-http-api': invalid entries found [FOO]",
+  it('unknown API group, as Besu words it; letters and digits may name a plugin namespace', () => {
+    expect(errorOf(() => loadConfig([...DEV, '--rpc-http-api=ETH,FO-O'], {})).message).toBe(
+      "Invalid value for option '--rpc-http-api': invalid entries found [FO-O]",
     );
-    expect(errorOf(() => loadConfig([...DEV, '--rpc-ws-api=eth,BAR'], {})).message).toBe(
-      "Invalid value for option '--rpc-ws-api': invalid entries found [eth, BAR]",
+    expect(errorOf(() => loadConfig([...DEV, '--rpc-ws-api=eth,B.AR,x_y'], {})).message).toBe(
+      "Invalid value for option '--rpc-ws-api': invalid entries found [B.AR, x_y]",
     );
+    // Checked against the loaded plugins' methods when the node starts (test/plugins).
+    expect(loadConfig([...DEV, '--rpc-http-api=ETH,hello2'], {}).rpcHttpApi).toEqual(['ETH', 'hello2']);
+  });
+
+  it('plugin options from the TOML file come apart, as text, for the plugins to claim', () => {
+    const file = toml('rpc-http-port = 7001\nplugin-hello-word = "bye"\nplugin-hello-times = 3\n');
+    const c = loadConfig([...DEV, `--config-file=${file}`], {});
+    expect(c.rpcHttpPort).toBe(7001);
+    expect([...c.pluginFileOptions]).toEqual([
+      ['hello-word', 'bye'],
+      ['hello-times', '3'],
+    ]);
+    expect(
+      errorOf(() => loadConfig([...DEV, `--config-file=${toml('plugin-x = 1\n')}`], {})).message,
+    ).toMatch(/^Unknown option in TOML configuration file .*: plugin-x$/);
   });
 
   it('bad numbers and enums', () => {

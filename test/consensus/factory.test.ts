@@ -1,12 +1,15 @@
 /**
  * The consensus factory: which engine a genesis gets, and the refusal — at start, naming the genesis
- * key — of a consensus Alder does not run yet (IBFT 2.0, QBFT, block production across the merge).
+ * key — of what Alder does not run (a BFT genesis without validators, a BFT chain moving to proof of
+ * stake, block production across the merge).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { bytesToHex } from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChainStore } from '../../src/chain/chainStore.js';
 import { createCommon, type GenesisSpec, loadGenesisFile, parseGenesis } from '../../src/config/genesis.js';
+import { genesisExtraData } from '../../src/consensus/bft/extraData.js';
 import { UnsupportedConsensusError } from '../../src/consensus/errors.js';
 import { createConsensusEngine, mergeConfigKey } from '../../src/consensus/factory.js';
 import { customCrypto } from '../../src/crypto/index.js';
@@ -17,7 +20,7 @@ import { removeDir, runCliStatus, tempDir } from '../helpers/node.js';
 
 const SIGNER = '0x627306090abab3a6e1400e9345bc60c78a8bef57';
 
-function bftGenesis(key: 'ibft2' | 'qbft'): object {
+function bftGenesis(key: 'ibft2' | 'qbft'): Record<string, unknown> {
   return {
     config: { chainId: 1337, londonBlock: 0, [key]: { blockperiodseconds: 2, epochlength: 30000 } },
     gasLimit: '0x1fffffffffffff',
@@ -73,12 +76,28 @@ describe('consensus factory', () => {
     expect(mergeConfigKey(loadGenesisFile(HIVE_CHAIN.genesis))).toBe('config.shanghaiTime');
   });
 
-  it('refuses IBFT 2.0 and QBFT, naming the genesis key', () => {
-    expect(() => engineFor(parseGenesis(bftGenesis('ibft2')))).toThrow(
-      new UnsupportedConsensusError('config.ibft2', 'IBFT 2.0 consensus is not available yet'),
-    );
+  it('picks IBFT 2.0 and QBFT for config.ibft2 and config.qbft', () => {
+    const extra = (variant: 'ibft2' | 'qbft') => bytesToHex(genesisExtraData(variant, [SIGNER]));
+    const ibft = engineFor(parseGenesis({ ...bftGenesis('ibft2'), extraData: extra('ibft2') }));
+    expect(ibft.name).toBe('ibft2');
+    expect(ibft.forkChoice).toBe('finality');
+    expect(ibft.apis.bft?.variant).toBe('ibft2');
+    const qbft = engineFor(parseGenesis({ ...bftGenesis('qbft'), extraData: extra('qbft') }));
+    expect(qbft.name).toBe('qbft');
+    expect(qbft.apis.bft?.requestTimeoutSeconds).toBe(1);
+  });
+
+  it('refuses a BFT genesis whose extraData names no validators, and one that moves to proof of stake', () => {
     expect(() => engineFor(parseGenesis(bftGenesis('qbft')))).toThrow(
-      'Genesis config.qbft: QBFT consensus is not available yet',
+      'Genesis extraData is not a valid BFT structure',
+    );
+    const ttd = { ...bftGenesis('ibft2'), extraData: bytesToHex(genesisExtraData('ibft2', [SIGNER])) };
+    (ttd.config as Record<string, unknown>).terminalTotalDifficulty = 10;
+    expect(() => engineFor(parseGenesis(ttd))).toThrow(
+      new UnsupportedConsensusError(
+        'config.terminalTotalDifficulty',
+        'a IBFT 2.0 chain cannot move to proof of stake here',
+      ),
     );
   });
 });
@@ -90,21 +109,12 @@ describe('alder refuses a consensus it does not run', () => {
   });
   afterAll(() => removeDir(dir));
 
-  it('refuses to start a node on a QBFT genesis, and to import into one', async () => {
+  it('refuses to start a node on a QBFT genesis without validators', async () => {
     const file = join(dir, 'qbft.json');
     writeFileSync(file, JSON.stringify(bftGenesis('qbft')));
     const run = await runCliStatus([`--genesis-file=${file}`, `--data-path=${join(dir, 'q1')}`]);
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toContain('Genesis config.qbft: QBFT consensus is not available yet');
-    const imp = await runCliStatus([
-      `--genesis-file=${file}`,
-      `--data-path=${join(dir, 'q2')}`,
-      'blocks',
-      'import',
-      `--from=${RPC_COMPAT_CHAIN.blocks}`,
-    ]);
-    expect(imp.code).not.toBe(0);
-    expect(imp.stderr).toContain('Genesis config.qbft: QBFT consensus is not available yet');
+    expect(run.stderr).toContain('Genesis extraData is not a valid BFT structure');
   });
 
   it('refuses block production across the merge (--miner-enabled on a merge genesis)', async () => {

@@ -1,8 +1,9 @@
 /**
  * Plugins end to end: the repository's example plugin loaded by a running dev node from
- * `<data-path>/plugins`, with its own option, JSON-RPC methods, block, transaction and log events and
+ * `<data-path>/plugins`, with its own option (from the TOML config file), JSON-RPC methods enabled by
+ * naming the plugin's namespace in --rpc-http-api as Besu does, block, transaction and log events and
  * state reads; plugins_reloadPluginConfig with Besu's answers; failing and missing plugins refused at
- * start unless --plugin-continue-on-error.
+ * start unless --plugin-continue-on-error; API entries and config-file keys no plugin claims refused.
  */
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,13 +40,16 @@ describe('the example plugin in a running node', () => {
     dir = tempDir('alder-plugins-');
     mkdirSync(join(dir, 'plugins'));
     copyFileSync(EXAMPLE, join(dir, 'plugins/example.mjs'));
+    // The plugin's option from the config file, as Besu reads plugin options; its namespace (any case)
+    // enables its methods, PLUGINS only plugins_reloadPluginConfig.
+    writeFileSync(join(dir, 'config.toml'), 'plugin-example-greeting = "good morning"\n');
     node = await startNode([
       '--network=dev',
       `--data-path=${dir}`,
+      `--config-file=${join(dir, 'config.toml')}`,
       '--miner-enabled',
       `--miner-coinbase=${COINBASE}`,
-      '--rpc-http-api=ETH,NET,PLUGINS',
-      '--plugin-example-greeting=good morning',
+      '--rpc-http-api=ETH,NET,Example,PLUGINS',
     ]);
   });
   afterAll(async () => {
@@ -55,6 +59,7 @@ describe('the example plugin in a running node', () => {
 
   it('serves its methods with its option, and counts blocks and transactions', async () => {
     expect((await call(node.url, 'example_hello')).result).toBe('good morning');
+    expect((await call(node.url, 'rpc_modules')).result).toMatchObject({ example: '1.0', plugins: '1.0' });
     expect(node.output()).toContain('Registered plugin example');
     await until(
       async () => ((await call(node.url, 'example_stats')).result as { blocks: number }).blocks >= 1,
@@ -127,6 +132,31 @@ describe('plugin loading failures', () => {
       ]);
       expect(unknownOption.code).toBe(2);
       expect(unknownOption.stderr).toContain("Unknown option: '--plugin-nothing-x'");
+      writeFileSync(join(dir, 'config.toml'), 'plugin-nothing-x = 1\n');
+      const unknownKey = await runCliStatus([
+        '--network=dev',
+        `--data-path=${dir}`,
+        '--plugin-continue-on-error',
+        `--config-file=${join(dir, 'config.toml')}`,
+      ]);
+      expect(unknownKey.code).toBe(2);
+      expect(unknownKey.stderr).toContain('Unknown option in TOML configuration file: plugin-nothing-x');
+      // An API entry that is neither a group nor a loaded plugin's namespace, as Besu words it.
+      const unknownApi = await runCliStatus([
+        '--network=dev',
+        `--data-path=${dir}`,
+        '--plugin-continue-on-error',
+        '--rpc-ws-api=ETH,example',
+      ]);
+      expect(unknownApi.code).toBe(2);
+      expect(unknownApi.stderr).toContain(
+        "Invalid value for option '--rpc-ws-api': invalid entries found [example]",
+      );
+      const badName = await runCliStatus(['--network=dev', `--data-path=${dir}`, '--rpc-http-api=ETH,my-ns']);
+      expect(badName.code).toBe(2);
+      expect(badName.stderr).toContain(
+        "Invalid value for option '--rpc-http-api': invalid entries found [my-ns]",
+      );
       const node = await startNode([
         '--network=dev',
         `--data-path=${dir}`,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DispatchContext } from '../../src/rpc/dispatch.js';
-import { services, testDispatcher } from './helpers.js';
+import { services, testDispatcher, testMethods } from './helpers.js';
 
 const http: DispatchContext = { services, transport: 'http' };
 const ws: DispatchContext = { services, transport: 'ws' };
@@ -100,6 +100,24 @@ describe('dispatcher: request errors', () => {
     expect((await call({ id: 1, method: 'debug_custom' })).body).toContain('-32604');
     // subscriptions exist only over WebSocket
     expect((await call({ id: 1, method: 'eth_subscribe' })).body).toContain('-32604');
+  });
+
+  it("enables a plugin's methods when the API list names its namespace, in any case (not by PLUGINS)", async () => {
+    const methods = [
+      ...testMethods,
+      { name: 'hello_greet', group: 'PLUGINS' as const, plugin: true, handler: () => 'hi' },
+    ];
+    const body = JSON.stringify({ id: 1, method: 'hello_greet' });
+    const answer = async (groups: string[]) =>
+      (await testDispatcher({ groups, methods }).handle(body, http)).body;
+    expect(await answer(['ETH', 'PLUGINS'])).toContain('-32604');
+    expect(await answer(['ETH', 'HELLO'])).toBe('{"jsonrpc":"2.0","id":1,"result":"hi"}');
+    expect(await answer(['hello'])).toBe('{"jsonrpc":"2.0","id":1,"result":"hi"}');
+    const modules = await testDispatcher({ groups: ['ETH', 'HELLO'], methods }).handle(
+      JSON.stringify({ id: 1, method: 'rpc_modules' }),
+      http,
+    );
+    expect(JSON.parse(modules.body).result).toEqual({ eth: '1.0', hello: '1.0' });
   });
 
   it('eth_sendTransaction has its own -32604 message', async () => {

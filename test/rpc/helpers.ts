@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { createDispatcher, type Dispatcher } from '../../src/rpc/dispatch.js';
 import { RpcError, TRANSACTION_UPFRONT_COST_EXCEEDS_BALANCE } from '../../src/rpc/errors.js';
-import type { ApiGroup, RpcMethod } from '../../src/rpc/methods/types.js';
+import type { RpcMethod } from '../../src/rpc/methods/types.js';
 import type { Services } from '../../src/rpc/services.js';
 
 export const services = {} as Services;
@@ -39,7 +39,7 @@ export const testMethods: RpcMethod[] = [
 ];
 
 export function testDispatcher(
-  opts: { groups?: ApiGroup[]; maxBatchSize?: number; methods?: RpcMethod[] } = {},
+  opts: { groups?: string[]; maxBatchSize?: number; methods?: RpcMethod[] } = {},
 ): Dispatcher {
   return createDispatcher({
     methods: opts.methods ?? testMethods,

@@ -21,7 +21,7 @@ import {
 } from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
-import type { PooledTx } from '../../src/txpool/pool.js';
+import type { PooledTx, TxPool } from '../../src/txpool/pool.js';
 import type { TestChain } from '../methods/chain.js';
 import { openPoolChain } from './helpers.js';
 
@@ -242,6 +242,12 @@ describe('transaction pool', () => {
     const gap = legacy({ nonce: 7 });
     expect((await send(gap)).result).toBe(bytesToHex(gap.hash()));
     expect((await chain.call('txpool_status')).result).toEqual({ pending: '0x1', queued: '0x1' });
+    // What the block builder reads: the executable run only, as the pending side of content().
+    const pool = chain.services.txPool as TxPool;
+    const lanes = () => pool.pendingLanes().map((lane) => lane.map((t) => t.hashHex));
+    const pendingOf = () => [...pool.content().pending.values()].map((lane) => lane.map((t) => t.hashHex));
+    expect(lanes()).toEqual(pendingOf());
+    expect(lanes().flat()).not.toContain(bytesToHex(gap.hash()));
     const from = (await chain.call('txpool_contentFrom', [A])).result as { pending: object; queued: object };
     expect(Object.keys(from.pending)).toEqual(['5']);
     expect(Object.keys(from.queued)).toEqual(['7']);
@@ -249,6 +255,8 @@ describe('transaction pool', () => {
     await send(filler);
     expect((await chain.call('txpool_status')).result).toEqual({ pending: '0x3', queued: '0x0' });
     expect((await chain.call('eth_getTransactionCount', [A, 'pending'])).result).toBe('0x8');
+    expect(lanes()).toEqual(pendingOf());
+    expect(lanes()[0]).toHaveLength(3);
   });
 
   it('TXPOOL Besu methods', async () => {

@@ -2,6 +2,7 @@
 import { adminChangeLogLevel } from './admin/changeLogLevel.js';
 import { adminMethods } from './admin/index.js';
 import { logBloomCacheMethods } from './admin/logBloomCache.js';
+import { ibftMethods, qbftMethods } from './bft/index.js';
 import { cliqueMethods } from './clique/index.js';
 import { debugBatchSendRawTransaction } from './debug/batchSend.js';
 import { debugChainMethods } from './debug/chain.js';
@@ -32,6 +33,7 @@ import { workMethods } from './eth/work.js';
 import { minerMethods } from './miner/index.js';
 import { netMethods } from './net/net.js';
 import { pluginsReloadPluginConfigMethods } from './plugins/index.js';
+import { traceMethods } from './trace/index.js';
 import { txpoolMethods } from './txpool/txpool.js';
 import type { RpcMethod } from './types.js';
 import { web3Methods } from './web3/web3.js';
@@ -68,8 +70,11 @@ export const allMethods: RpcMethod[] = [
   ...txpoolMethods,
   ...filterMethods,
   ...cliqueMethods,
+  ...ibftMethods,
+  ...qbftMethods,
   ...miningMethods,
   ...workMethods,
   ...minerMethods,
   ...adminMethods,
+  ...traceMethods,
 ];

@@ -42,5 +42,10 @@ export interface MethodContext {
 export interface RpcMethod {
   name: string;
   group: ApiGroup;
+  /**
+   * A plugin's method: enabled, as in Besu, when an entry of the API list is a prefix of its name
+   * (case-insensitive), i.e. by naming the plugin's namespace; `group` is then not consulted.
+   */
+  plugin?: boolean;
   handler(params: readonly unknown[], ctx: MethodContext): unknown | Promise<unknown>;
 }

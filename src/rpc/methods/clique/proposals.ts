@@ -1,8 +1,9 @@
 /** clique_propose, clique_discard and clique_proposals: this node's pending signer votes. */
+
+import { hashMapOrder, javaStringHash } from '../../../util/javaOrder.js';
 import { INVALID_ADDRESS_PARAMS, INVALID_PROPOSAL_PARAMS, INVALID_REQUEST, RpcError } from '../../errors.js';
 import { address, bool } from '../../params.js';
 import { defineMethod, required } from '../define.js';
-import { hashMapOrder, javaStringHash } from './javaOrder.js';
 import { requireClique } from './signers.js';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';

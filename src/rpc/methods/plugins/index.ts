@@ -1,6 +1,7 @@
 /**
  * plugins_reloadPluginConfig `[name?]` (registered in both ADMIN and PLUGINS, as Besu), and the
- * adapter that serves the methods plugins register (group PLUGINS).
+ * adapter that serves the methods plugins register (enabled by naming the plugin's namespace in the
+ * API list, as Besu does).
  */
 import { logger } from '../../../log.js';
 import { PluginRpcError } from '../../../plugins/api.js';
@@ -56,6 +57,7 @@ export function pluginRpcMethods(methods: readonly PluginMethod[]): RpcMethod[] 
   return methods.map((m) => ({
     name: m.name,
     group: 'PLUGINS',
+    plugin: true,
     async handler(params) {
       try {
         return await m.handler(params);

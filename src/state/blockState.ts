@@ -1,0 +1,511 @@
+/**
+ * The state the EVM executes blocks on (import and the block builder): the library's
+ * `StateManagerInterface` over Alder's world state.
+ *
+ * Three layers. The committed layer is the state at one state root (the parent block's): values read
+ * once stay in bounded maps from block to block, and are brought forward with each block's writes,
+ * so a chain of blocks reads each account and slot from the database once. The block layer holds
+ * what the block being executed wrote, with a journal for the EVM's checkpoints. The tries:
+ * `getStateRoot` applies the block layer to in-memory tries (the account trie and each written
+ * account's storage trie, kept warm between blocks) and hashes every changed node once; the new
+ * nodes go to the trie store's pending writes, committed in the block's LMDB transaction.
+ *
+ * `commitBlock` moves the block layer into the committed layer once the block is accepted; anything
+ * else (`setStateRoot` to another root, a failed block) drops it.
+ */
+import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
+import { RLP } from '@ethereumjs/rlp';
+import { CODEHASH_PREFIX, OriginalStorageCache } from '@ethereumjs/statemanager';
+import { Account, type Address, equalsBytes, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
+import { keccak256 } from '../crypto/index.js';
+import type { StateChanges } from './flatState.js';
+import { MutableTrie, type NodeSink } from './mutableTrie.js';
+import type { StateSnapshot } from './stateSnapshot.js';
+import { bytesToHexKey, hexKeyToBytes, type TrieStore } from './trieStore.js';
+
+const EMPTY = new Uint8Array(0);
+const CODE_PREFIX_HEX = bytesToHexKey(CODEHASH_PREFIX);
+
+/** Committed accounts plus slots kept before the maps are dropped (at a block boundary). */
+const MAX_COMMITTED_ENTRIES = 200_000;
+/** Trie nodes the warm tries may have loaded before they start again from their roots. */
+const MAX_LOADED_NODES = 100_000;
+const MAX_CODE_BYTES = 32 << 20;
+
+/** Reads of the committed state at a root (the world state's snapshot of that root). */
+export type SnapshotAt = (root: Uint8Array) => StateSnapshot;
+
+interface DirtyAccount {
+  address: Uint8Array;
+  account: Account | undefined;
+}
+
+/** One journal entry: how to undo a write. */
+type Undo =
+  | { k: 0; key: string; prior: DirtyAccount | undefined }
+  | { k: 1; key: string; slot: string; prior: Uint8Array | undefined }
+  | { k: 2; key: string; priorSlots: Map<string, Uint8Array> | undefined; priorCleared: boolean };
+
+interface BlockStorageTrie {
+  trie: MutableTrie;
+  cleared: boolean;
+  hashedAddress: Uint8Array;
+  /** The hashed slot and the value last written into the trie, per slot (hex). */
+  applied: Map<string, [Uint8Array, Uint8Array]>;
+}
+
+function copyAccount(a: Account): Account {
+  return new Account(a.nonce, a.balance, a.storageRoot, a.codeHash);
+}
+
+function stripZeros(v: Uint8Array): Uint8Array {
+  let i = 0;
+  while (i < v.length && v[i] === 0) i++;
+  return i === 0 ? v : v.subarray(i);
+}
+
+export class BlockState implements StateManagerInterface {
+  readonly originalStorageCache: OriginalStorageCache;
+
+  /** The committed state root and its layer. */
+  private root: Uint8Array;
+  private snapshot: StateSnapshot;
+  private cAccounts = new Map<string, Account | null>();
+  private cStorage = new Map<string, Map<string, Uint8Array>>();
+  private cEntries = 0;
+
+  /** The block layer. */
+  private dAccounts = new Map<string, DirtyAccount>();
+  private dStorage = new Map<string, Map<string, Uint8Array>>();
+  private dCleared = new Set<string>();
+  private journal: Undo[] = [];
+  private marks: number[] = [];
+
+  /** Code by hash (content-addressed: never stale). */
+  private code = new Map<string, Uint8Array>();
+  private codeBytes = 0;
+
+  /** The tries. */
+  private accountTrie: MutableTrie;
+  /** The hashed address and the leaf last written into the account trie, per address (hex). */
+  private appliedAccounts = new Map<string, [Uint8Array, Uint8Array]>();
+  private blockTries = new Map<string, BlockStorageTrie>();
+  /** Storage tries of earlier blocks, by address, at the storage root they were committed at. */
+  private warmTries = new Map<string, MutableTrie>();
+  /** The root `getStateRoot` last returned, while nothing was written since. */
+  private computedRoot: Uint8Array | undefined;
+  private readonly sink: NodeSink;
+
+  constructor(
+    private readonly store: TrieStore,
+    private readonly snapshotAt: SnapshotAt,
+    root: Uint8Array,
+  ) {
+    this.root = root;
+    this.snapshot = snapshotAt(root);
+    this.accountTrie = new MutableTrie(root, store.load);
+    this.sink = (key, rlp) => store.putSync(key, rlp);
+    this.originalStorageCache = new OriginalStorageCache(this.getStorage.bind(this));
+  }
+
+  /** The committed state root (the state before the block being executed). */
+  get committedRoot(): Uint8Array {
+    return this.root;
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // Reads
+
+  private committedAccount(key: string, address: Uint8Array): Account | undefined {
+    const hit = this.cAccounts.get(key);
+    if (hit !== undefined) return hit ?? undefined;
+    const account = this.snapshot.accountSync(key, address);
+    this.cAccounts.set(key, account ?? null);
+    this.cEntries++;
+    return account;
+  }
+
+  private currentAccount(key: string, address: Uint8Array): Account | undefined {
+    const d = this.dAccounts.get(key);
+    if (d !== undefined) return d.account;
+    return this.committedAccount(key, address);
+  }
+
+  async getAccount(address: Address): Promise<Account | undefined> {
+    const a = this.currentAccount(bytesToHexKey(address.bytes), address.bytes);
+    return a === undefined ? undefined : copyAccount(a);
+  }
+
+  private committedSlot(key: string, address: Uint8Array, slotKey: string, slot: Uint8Array): Uint8Array {
+    let slots = this.cStorage.get(key);
+    const hit = slots?.get(slotKey);
+    if (hit !== undefined) return hit;
+    const account = this.committedAccount(key, address);
+    const value =
+      account === undefined || equalsBytes(account.storageRoot, KECCAK256_RLP)
+        ? EMPTY
+        : this.snapshot.storageSync(account.storageRoot, slot);
+    if (slots === undefined) {
+      slots = new Map();
+      this.cStorage.set(key, slots);
+    }
+    slots.set(slotKey, value);
+    this.cEntries++;
+    return value;
+  }
+
+  async getStorage(address: Address, slot: Uint8Array): Promise<Uint8Array> {
+    if (slot.length !== 32) throw new Error('Storage key must be 32 bytes long');
+    const key = bytesToHexKey(address.bytes);
+    const slotKey = bytesToHexKey(slot);
+    const d = this.dStorage.get(key)?.get(slotKey);
+    if (d !== undefined) return d;
+    if (this.dCleared.has(key)) return EMPTY;
+    return this.committedSlot(key, address.bytes, slotKey, slot);
+  }
+
+  private codeByHash(hash: Uint8Array): Uint8Array {
+    const key = bytesToHexKey(hash);
+    const hit = this.code.get(key);
+    if (hit !== undefined) return hit;
+    const code = this.snapshot.codeSync(hash);
+    this.rememberCode(key, code);
+    return code;
+  }
+
+  private rememberCode(key: string, code: Uint8Array): void {
+    if (this.codeBytes + code.length > MAX_CODE_BYTES) {
+      this.code = new Map();
+      this.codeBytes = 0;
+    }
+    this.code.set(key, code);
+    this.codeBytes += code.length;
+  }
+
+  async getCode(address: Address): Promise<Uint8Array> {
+    const a = this.currentAccount(bytesToHexKey(address.bytes), address.bytes);
+    if (a === undefined || equalsBytes(a.codeHash, KECCAK256_NULL)) return EMPTY;
+    return this.codeByHash(a.codeHash);
+  }
+
+  async getCodeSize(address: Address): Promise<number> {
+    return (await this.getCode(address)).length;
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // Writes (journalled)
+
+  private setAccount(key: string, address: Uint8Array, account: Account | undefined): void {
+    this.journal.push({ k: 0, key, prior: this.dAccounts.get(key) });
+    this.dAccounts.set(key, { address, account });
+    this.computedRoot = undefined;
+  }
+
+  async putAccount(address: Address, account?: Account): Promise<void> {
+    const key = bytesToHexKey(address.bytes);
+    if (account === undefined) {
+      this.setAccount(key, address.bytes, undefined);
+      return;
+    }
+    this.setAccount(key, address.bytes, copyAccount(account));
+  }
+
+  async deleteAccount(address: Address): Promise<void> {
+    const key = bytesToHexKey(address.bytes);
+    this.setAccount(key, address.bytes, undefined);
+    this.wipeStorage(key);
+  }
+
+  async modifyAccountFields(address: Address, fields: AccountFields): Promise<void> {
+    const key = bytesToHexKey(address.bytes);
+    const prior = this.currentAccount(key, address.bytes);
+    const a = prior === undefined ? new Account() : copyAccount(prior);
+    if (fields.nonce !== undefined) a.nonce = fields.nonce;
+    if (fields.balance !== undefined) a.balance = fields.balance;
+    if (fields.storageRoot !== undefined) a.storageRoot = fields.storageRoot;
+    if (fields.codeHash !== undefined) a.codeHash = fields.codeHash;
+    this.setAccount(key, address.bytes, a);
+  }
+
+  async putCode(address: Address, value: Uint8Array): Promise<void> {
+    const hash = keccak256(value);
+    const hashKey = bytesToHexKey(hash);
+    if (value.length > 0) {
+      this.store.putSync(CODE_PREFIX_HEX + hashKey, value);
+      this.rememberCode(hashKey, value);
+    }
+    await this.modifyAccountFields(address, { codeHash: hash });
+  }
+
+  async putStorage(address: Address, slot: Uint8Array, value: Uint8Array): Promise<void> {
+    if (slot.length !== 32) throw new Error('Storage key must be 32 bytes long');
+    if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes');
+    const key = bytesToHexKey(address.bytes);
+    if (this.currentAccount(key, address.bytes) === undefined)
+      throw new Error('putStorage() called on non-existing account');
+    let slots = this.dStorage.get(key);
+    if (slots === undefined) {
+      slots = new Map();
+      this.dStorage.set(key, slots);
+    }
+    const slotKey = bytesToHexKey(slot);
+    this.journal.push({ k: 1, key, slot: slotKey, prior: slots.get(slotKey) });
+    slots.set(slotKey, stripZeros(value).slice());
+    this.computedRoot = undefined;
+  }
+
+  async clearStorage(address: Address): Promise<void> {
+    this.wipeStorage(bytesToHexKey(address.bytes));
+  }
+
+  private wipeStorage(key: string): void {
+    this.journal.push({
+      k: 2,
+      key,
+      priorSlots: this.dStorage.get(key),
+      priorCleared: this.dCleared.has(key),
+    });
+    this.dStorage.set(key, new Map());
+    this.dCleared.add(key);
+    this.computedRoot = undefined;
+  }
+
+  async checkpoint(): Promise<void> {
+    this.marks.push(this.journal.length);
+  }
+
+  async commit(): Promise<void> {
+    this.marks.pop();
+    if (this.marks.length === 0) this.journal = [];
+  }
+
+  async revert(): Promise<void> {
+    const mark = this.marks.pop() ?? 0;
+    const journal = this.journal;
+    for (let i = journal.length - 1; i >= mark; i--) {
+      const u = journal[i];
+      if (u.k === 0) {
+        if (u.prior === undefined) this.dAccounts.delete(u.key);
+        else this.dAccounts.set(u.key, u.prior);
+      } else if (u.k === 1) {
+        const slots = this.dStorage.get(u.key) as Map<string, Uint8Array>;
+        if (u.prior === undefined) slots.delete(u.slot);
+        else slots.set(u.slot, u.prior);
+      } else {
+        if (u.priorSlots === undefined) this.dStorage.delete(u.key);
+        else this.dStorage.set(u.key, u.priorSlots);
+        if (!u.priorCleared) this.dCleared.delete(u.key);
+      }
+    }
+    journal.length = mark;
+    this.computedRoot = undefined;
+  }
+
+  // ------------------------------------------------------------------------------------------------
+  // Roots
+
+  /** The state root of the committed layer with the block layer applied. */
+  async getStateRoot(): Promise<Uint8Array> {
+    return this.stateRootSync();
+  }
+
+  stateRootSync(): Uint8Array {
+    if (this.computedRoot !== undefined) return this.computedRoot;
+    const storageRoots = new Map<string, Uint8Array>();
+    // Storage tries first: an account's leaf carries its storage root.
+    const touched = new Set<string>(this.dStorage.keys());
+    for (const key of this.blockTries.keys()) touched.add(key);
+    for (const key of touched) storageRoots.set(key, this.applyStorage(key));
+    const accountKeys = new Set<string>(this.dAccounts.keys());
+    for (const key of storageRoots.keys()) accountKeys.add(key);
+    for (const key of this.appliedAccounts.keys()) accountKeys.add(key);
+    for (const key of accountKeys) {
+      const address = this.dAccounts.get(key)?.address ?? hexKeyToBytes(key);
+      const d = this.dAccounts.get(key);
+      const account = d !== undefined ? d.account : this.committedAccount(key, address);
+      let leaf: Uint8Array = EMPTY;
+      if (account !== undefined) {
+        const storageRoot = storageRoots.get(key) ?? this.committedAccount(key, address)?.storageRoot;
+        leaf = new Account(
+          account.nonce,
+          account.balance,
+          storageRoot ?? KECCAK256_RLP,
+          account.codeHash,
+        ).serialize();
+      }
+      const last = this.appliedAccounts.get(key);
+      if (last === undefined ? d === undefined && !storageRoots.has(key) : equalsBytes(last[1], leaf))
+        continue;
+      const hashed = last?.[0] ?? keccak256(address);
+      this.accountTrie.put(hashed, leaf);
+      this.appliedAccounts.set(key, [hashed, leaf]);
+    }
+    this.computedRoot = this.accountTrie.commit(this.sink);
+    return this.computedRoot;
+  }
+
+  /** Brings the account's storage trie up to the block layer; returns its root. */
+  private applyStorage(key: string): Uint8Array {
+    const cleared = this.dCleared.has(key);
+    let bt = this.blockTries.get(key);
+    if (bt !== undefined && bt.cleared !== cleared) bt = undefined;
+    if (bt === undefined) {
+      let trie: MutableTrie | undefined;
+      if (cleared) trie = new MutableTrie(KECCAK256_RLP, this.store.load);
+      else {
+        const root = this.committedAccount(key, hexKeyToBytes(key))?.storageRoot ?? KECCAK256_RLP;
+        const warm = this.warmTries.get(key);
+        trie = warm !== undefined && equalsBytes(warm.committedRoot, root) ? warm : undefined;
+        trie ??= new MutableTrie(root, this.store.load);
+      }
+      bt = { trie, cleared, hashedAddress: keccak256(hexKeyToBytes(key)), applied: new Map() };
+      this.blockTries.set(key, bt);
+    }
+    const slots = this.dStorage.get(key);
+    const address = cleared ? EMPTY : hexKeyToBytes(key);
+    // Slots written earlier in the block and reverted since go back to their committed value.
+    for (const [slotKey, last] of bt.applied) {
+      if (slots?.has(slotKey)) continue;
+      const committed = cleared ? EMPTY : this.committedSlot(key, address, slotKey, hexKeyToBytes(slotKey));
+      if (!equalsBytes(committed, last[1])) putSlot(bt.trie, last[0], committed);
+      bt.applied.delete(slotKey);
+    }
+    if (slots !== undefined) {
+      for (const [slotKey, value] of slots) {
+        const last = bt.applied.get(slotKey);
+        if (last !== undefined && equalsBytes(last[1], value)) continue;
+        const hashed = last?.[0] ?? keccak256(hexKeyToBytes(slotKey));
+        putSlot(bt.trie, hashed, value);
+        bt.applied.set(slotKey, [hashed, value]);
+      }
+    }
+    return bt.trie.commit(this.sink);
+  }
+
+  /**
+   * The block is accepted: its writes become the committed layer at the root `getStateRoot`
+   * computed (the caller has checked it against the header).
+   */
+  commitBlock(): { root: Uint8Array; changes: StateChanges } {
+    const root = this.stateRootSync();
+    const changes: StateChanges = { accounts: [], cleared: [], storage: [] };
+    for (const [key, bt] of this.blockTries) {
+      let slots = this.cStorage.get(key);
+      if (bt.cleared || slots === undefined) {
+        slots = new Map();
+        this.cStorage.set(key, slots);
+      }
+      if (bt.cleared) changes.cleared.push(bt.hashedAddress);
+      for (const [slotKey, [hashed, value]] of bt.applied) {
+        slots.set(slotKey, value);
+        this.cEntries++;
+        changes.storage.push([bt.hashedAddress, hashed, value]);
+      }
+      this.warmTries.set(key, bt.trie);
+    }
+    for (const [key, [hashed, leaf]] of this.appliedAccounts) {
+      changes.accounts.push([hashed, leaf]);
+      this.cAccounts.set(key, leaf.length === 0 ? null : accountFromLeaf(leaf));
+      this.cEntries++;
+      if (leaf.length === 0) {
+        // A removed account has no storage, whatever its storage trie held.
+        this.cStorage.delete(key);
+        this.warmTries.delete(key);
+      }
+    }
+    for (const key of this.dCleared) if (!this.blockTries.has(key)) this.cStorage.delete(key);
+    this.root = root;
+    this.snapshot = this.snapshotAt(root);
+    this.clearBlock();
+    this.bound();
+    return { root, changes };
+  }
+
+  /** Drops the block layer (the committed layer stays). */
+  private clearBlock(): void {
+    this.dAccounts = new Map();
+    this.dStorage = new Map();
+    this.dCleared = new Set();
+    this.journal = [];
+    this.marks = [];
+    this.appliedAccounts = new Map();
+    this.blockTries = new Map();
+    this.computedRoot = undefined;
+    this.originalStorageCache.clear();
+  }
+
+  private bound(): void {
+    if (this.cEntries > MAX_COMMITTED_ENTRIES) {
+      this.cAccounts = new Map();
+      this.cStorage = new Map();
+      this.cEntries = 0;
+    }
+    let loaded = this.accountTrie.loaded;
+    for (const t of this.warmTries.values()) loaded += t.loaded;
+    if (loaded > MAX_LOADED_NODES) {
+      this.accountTrie = new MutableTrie(this.root, this.store.load);
+      this.warmTries = new Map();
+    }
+  }
+
+  /** Positions the state on `root`, dropping the block layer and, for another root, every cache. */
+  async setStateRoot(root: Uint8Array, _clearCache?: boolean): Promise<void> {
+    this.reset(root);
+  }
+
+  reset(root: Uint8Array): void {
+    this.clearBlock();
+    if (equalsBytes(root, this.root) && equalsBytes(this.accountTrie.committedRoot, root)) return;
+    this.root = root;
+    this.snapshot = this.snapshotAt(root);
+    this.cAccounts = new Map();
+    this.cStorage = new Map();
+    this.cEntries = 0;
+    this.accountTrie = new MutableTrie(root, this.store.load);
+    this.warmTries = new Map();
+  }
+
+  /** Drops the block layer and every cache: the state reads from the database again. */
+  discard(): void {
+    this.clearBlock();
+    this.cAccounts = new Map();
+    this.cStorage = new Map();
+    this.cEntries = 0;
+    this.accountTrie = new MutableTrie(this.root, this.store.load);
+    this.warmTries = new Map();
+  }
+
+  async hasStateRoot(root: Uint8Array): Promise<boolean> {
+    return equalsBytes(root, KECCAK256_RLP) || this.store.load(bytesToHexKey(root)) !== undefined;
+  }
+
+  clearCaches(): void {
+    this.cAccounts = new Map();
+    this.cStorage = new Map();
+    this.cEntries = 0;
+  }
+
+  getAppliedKey(address: Uint8Array): Uint8Array {
+    return keccak256(address);
+  }
+
+  /** A state on the same committed root without this one's block layer. */
+  shallowCopy(): StateManagerInterface {
+    return new BlockState(this.store, this.snapshotAt, this.root);
+  }
+}
+
+function putSlot(trie: MutableTrie, hashedSlot: Uint8Array, value: Uint8Array): void {
+  trie.put(hashedSlot, value.length === 0 ? EMPTY : RLP.encode(value));
+}
+
+function accountFromLeaf(leaf: Uint8Array): Account {
+  const [nonce, balance, storageRoot, codeHash] = RLP.decode(leaf) as Uint8Array[];
+  return new Account(bytesToBig(nonce), bytesToBig(balance), storageRoot, codeHash);
+}
+
+function bytesToBig(b: Uint8Array): bigint {
+  let n = 0n;
+  for (let i = 0; i < b.length; i++) n = (n << 8n) | BigInt(b[i]);
+  return n;
+}
