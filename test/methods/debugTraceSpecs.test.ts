@@ -94,6 +94,8 @@ describe('Besu debug/ trace specs on the hive chain', () => {
     [
       ...specsUnder(join(CONFORMANCE, 'besu/debug/trace-transaction')),
       ...specsUnder(join(CONFORMANCE, 'besu/debug/account-at')),
+      ...specsUnder(join(CONFORMANCE, 'besu/debug/account-range')),
+      ...specsUnder(join(CONFORMANCE, 'besu/debug/storage-range')),
       ...specsUnder(join(CONFORMANCE, 'besu/debug/batch-send-raw-transaction')),
     ],
     () => chain,
