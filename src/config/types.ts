@@ -135,6 +135,8 @@ export interface Config {
   minerCoinbase: string | undefined;
   minerExtraData: Uint8Array;
   targetGasLimit: bigint | undefined;
+  /** --poa-block-txs-selection-max-time: percentage of the block period selection may take (PoA). */
+  poaBlockTxsSelectionMaxTime: number;
 
   // --- transaction pool
   txPool: TxPoolImplementation;

@@ -29,6 +29,12 @@ export interface BuilderOptions {
   minPriorityFee(): bigint;
   /** --target-gas-limit, read at every block (miner_changeTargetGasLimit changes it). */
   targetGasLimit(): bigint | undefined;
+  /**
+   * Milliseconds transaction selection may take for block `number` (--poa-block-txs-selection-max-time
+   * of the block period on PoA networks); past it the block goes out with what was selected, the
+   * rest staying in the pool. Unlimited when absent or undefined.
+   */
+  selectionTimeLimitMs?(number: bigint): number | undefined;
 }
 
 export interface BuiltBlock {
@@ -121,7 +127,9 @@ export class BlockBuilder {
       await vm.evm.journal.checkpoint();
       try {
         await processor.startBlock(vm, execHeader);
-        const out = await this.fill(vm, common, execBlock, pending, baseFee ?? 0n, signal);
+        const limit = this.opts.selectionTimeLimitMs?.(number);
+        const deadline = limit === undefined ? Number.POSITIVE_INFINITY : performance.now() + limit;
+        const out = await this.fill(vm, common, execBlock, pending, baseFee ?? 0n, signal, deadline);
         // The reward goes to the engine's fee recipient (the header's coinbase under proof of work).
         await processor.finishBlock(vm, new Block(draft, [], [], execBlock.withdrawals));
         const requestsHash = common.isActivatedEIP(7685)
@@ -170,6 +178,7 @@ export class BlockBuilder {
     pending: PooledTx[][],
     baseFee: bigint,
     signal: AbortSignal | undefined,
+    deadline: number,
   ) {
     const header = execBlock.header;
 
@@ -195,6 +204,8 @@ export class BlockBuilder {
     for (let entry = selection.peek(); entry; entry = selection.peek()) {
       if (signal?.aborted) throw new BuildAbortedError();
       if (gasLimit - gasUsed < TX_GAS) break;
+      // Out of selection time: the block carries what is in, the rest waits in the pool.
+      if (performance.now() >= deadline) break;
       const tx = entry.tx;
       // Local transactions skip the price floors, as Besu gives them priority.
       const tip = effectiveTip(tx, baseFee);
