@@ -17,9 +17,11 @@
  * the node's own memory figures: RSS, V8 heap used and committed per space, external and array buffer
  * memory. A leak shows as live heap (used after a full collection) growing with the request count;
  * RSS growing while it stays flat is memory the heap or the allocator keeps committed.
+ * --heap-snapshots=DIR (with --memory-probe) also writes heap snapshots at 10,000 requests and after
+ * the run, to compare object counts by constructor.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -42,8 +44,10 @@ class InspectorProbe {
         probe.ws = new WebSocket(list[0].webSocketDebuggerUrl);
         probe.pending = new Map();
         probe.seq = 0;
+        probe.chunks = [];
         probe.ws.on('message', (d) => {
           const m = JSON.parse(d.toString());
+          if (m.method === 'HeapProfiler.addHeapSnapshotChunk') probe.chunks.push(m.params.chunk);
           probe.pending.get(m.id)?.(m);
           probe.pending.delete(m.id);
         });
@@ -89,6 +93,15 @@ class InspectorProbe {
       newSpaceCommitted: mib(v.spaces.new_space?.[1] ?? 0),
       oldSpace: `${mib(v.spaces.old_space?.[0] ?? 0)}/${mib(v.spaces.old_space?.[1] ?? 0)}`,
     };
+  }
+
+  /** Writes a heap snapshot of the node (after a full collection) to `file`. */
+  async snapshot(file) {
+    this.chunks = [];
+    await this.call('HeapProfiler.enable');
+    await this.call('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+    writeFileSync(file, this.chunks.join(''));
+    this.chunks = [];
   }
 
   close() {
@@ -449,6 +462,8 @@ export async function runFuzz({
   slowSenders = 4,
   slowMs = 15_000,
   memoryProbe = false,
+  /** With memoryProbe: a directory for heap snapshots at 10,000 requests and after the run. */
+  heapSnapshots,
   log = () => {},
 } = {}) {
   const rand = random(seed);
@@ -611,6 +626,8 @@ export async function runFuzz({
               const sample = await probe.sample();
               result.memory.push({ requests: at, ...sample });
               log(`memory at ${at} requests (after a full GC): ${JSON.stringify(sample)}`);
+              if (heapSnapshots && at === 10_000)
+                await probe.snapshot(join(heapSnapshots, 'at-10000.heapsnapshot'));
             }
           }
         }
@@ -629,6 +646,7 @@ export async function runFuzz({
     if (probe) {
       result.memory.push({ requests: result.requests, after: true, ...(await probe.sample()) });
       log(`memory after the run (after a full GC): ${JSON.stringify(result.memory.at(-1))}`);
+      if (heapSnapshots) await probe.snapshot(join(heapSnapshots, 'after.heapsnapshot'));
       probe.close();
     }
     // Still answering after everything.
@@ -660,6 +678,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     seed: arg('seed', Date.now() % 100000),
     wsShare: arg('ws-share', 0.2),
     memoryProbe: process.argv.includes('--memory-probe'),
+    heapSnapshots: process.argv.find((a) => a.startsWith('--heap-snapshots='))?.split('=')[1],
     log: (line) => console.log(line),
   });
   console.log(

@@ -296,6 +296,10 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     if (!signatureInRange(tx.r) || !signatureInRange(tx.s)) {
       throw new TxPoolError('DECODE', 'signature values out of range');
     }
+    // The decoder accepts canonical RLP only, with nothing after it, so a decoded transaction
+    // serialises back to `raw`: its hash is that of the bytes received, without encoding it again.
+    // (A blob transaction arrives in its network form, which is not what it hashes.)
+    if (raw[0] !== 3) (tx as unknown as { cache: { hash?: Uint8Array } }).cache.hash ??= keccak256(raw);
     return this.add(tx, local, raw.length);
   }
 
