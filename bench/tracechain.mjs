@@ -63,15 +63,18 @@ export async function traceNode(chain, bin = BIN) {
 
 /**
  * One JSON-RPC call whose answer is read as it arrives and never held: its size in bytes, how many
- * times `marker` occurs in it, the time it took, and the node's peak resident set during it (sampled
- * every 20 ms from /proc).
+ * times `marker` occurs in it, the time it took, and the node's peak resident set during it, whole and
+ * its anonymous part (the rest is the database's memory-mapped pages), sampled every 20 ms from /proc.
  */
 export function measuredCall(node, method, params, marker = '"traceAddress"') {
   const payload = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
-  let peak = memory(node.pid).rss;
+  const m0 = memory(node.pid);
+  let peak = m0.rss;
+  let peakAnon = m0.anon;
   const sampler = setInterval(() => {
-    const rss = memory(node.pid).rss;
-    if (rss > peak) peak = rss;
+    const m = memory(node.pid);
+    if (m.rss > peak) peak = m.rss;
+    if (m.anon > peakAnon) peakAnon = m.anon;
   }, 20);
   const t0 = performance.now();
   return new Promise((resolvePromise, reject) => {
@@ -103,7 +106,7 @@ export function measuredCall(node, method, params, marker = '"traceAddress"') {
         res.on('end', () => {
           clearInterval(sampler);
           if (head.includes('"error"')) reject(new Error(`${method}: ${head}`));
-          else resolvePromise({ bytes, count, seconds: (performance.now() - t0) / 1000, peak });
+          else resolvePromise({ bytes, count, seconds: (performance.now() - t0) / 1000, peak, peakAnon });
         });
         res.on('error', (err) => {
           clearInterval(sampler);

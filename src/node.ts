@@ -126,8 +126,16 @@ export async function openChain(
     // another state by a stop between a reorganisation and their rebuild.
     const headRoot = chain.headHeader().stateRoot;
     if (!world.flat.isAt(headRoot)) {
-      logger('state').info('Building the flat state tables from the head state trie');
-      world.flat.rebuild(headRoot);
+      if (world.hasState(headRoot)) {
+        logger('state').info('Building the flat state tables from the head state trie');
+        world.flat.rebuild(headRoot);
+      } else {
+        // A chain written without its state (blocks stored, not executed): reads go to the trie.
+        logger('state').warn(
+          { stateRoot: bytesToHex(headRoot) },
+          'The head state is not stored; the flat state tables stay unused',
+        );
+      }
     }
     const engine = createConsensusEngine(config.genesis, {
       chain,
@@ -488,22 +496,28 @@ async function createNetwork(
   pool: TxPool,
   nodeKey: Uint8Array,
 ): Promise<NetworkService> {
-  const [{ NetworkService }, { parseEnode }, { readStaticNodes }] = await Promise.all([
+  const [{ NetworkService }, { parseEnode }, { readStaticNodes }, { detectNatMethod }] = await Promise.all([
     import('./p2p/network.js'),
     import('./p2p/enode.js'),
     import('./p2p/staticNodes.js'),
+    import('./p2p/nat.js'),
   ]);
   const genesisHash = ctx.chain.genesisHash() as Uint8Array;
   const wildcard = config.p2pInterface === '0.0.0.0' || config.p2pInterface === '::';
   const consensus = config.genesis.config.consensus;
-  // NONE and AUTO both advertise --p2p-host (or the interface): AUTO finds no UPnP or Docker NAT to ask.
-  logger('network').debug({ natMethod: config.natMethod }, 'NAT method');
+  // NONE and AUTO both advertise --p2p-host (or the interface): Alder has no Docker or UPnP NAT manager.
+  const advertised = config.p2pHost ?? (wildcard ? '127.0.0.1' : config.p2pInterface);
+  if (config.natMethod === 'AUTO' && detectNatMethod() === 'DOCKER')
+    logger('network').warn(
+      { advertised },
+      `--nat-method=AUTO: running in Docker, but Alder has no Docker NAT support; advertising ${advertised} as with NONE (set --p2p-host to the address peers can reach)`,
+    );
   return new NetworkService({
     privateKey: nodeKey,
     clientId: clientVersion(config),
     listenHost: config.p2pInterface,
     listenPort: config.p2pPort,
-    advertisedHost: config.p2pHost ?? (wildcard ? '127.0.0.1' : config.p2pInterface),
+    advertisedHost: advertised,
     maxPeers: config.maxPeers,
     discovery: config.discoveryEnabled,
     bootnodes: config.bootnodes.map((b) => parseEnode(b)),
@@ -514,7 +528,7 @@ async function createNetwork(
     forkIds: ForkIdService.of(genesisHash, config.genesis),
     networkId: config.networkId,
     pool,
-    ethVersions: [68],
+    ethVersions: [69, 68],
     // Blocks a BFT network agrees on reach the nodes outside the validator set by NewBlock.
     propagateBlocks: ['ethash', 'clique', 'ibft2', 'qbft'].includes(consensus),
   });

@@ -8,9 +8,14 @@
  *  - transaction propagation (sent to one follower, until the other two report it pending), p50/p99;
  *  - RSS of a node holding 25 peers (devp2p clients in this process that complete the eth status).
  *
- *   node bench/suites/p2p.mjs [--blocks=10000] [--txs-per-block=10] [--samples=30] [--only=all|sync|network] [--keep]
+ *   node bench/suites/p2p.mjs [--blocks=10000] [--txs-per-block=10] [--samples=30] [--only=all|sync|network]
+ *                             [--sync-timeout=1800] [--chain=DIR (a chain generated before)] [--keep]
+ *
+ * The sync part also reports the syncing node's resident memory (at the end and its peak) and the CPU
+ * seconds of the import and of the syncing node (on a loaded machine wall time says little), and stops
+ * with an error when the import or the sync has not finished within --sync-timeout seconds.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ETH, RLPx } from '@ethereumjs/devp2p';
@@ -24,6 +29,7 @@ import { addressOf, generateChain, keccak256, LONDON_AT_GENESIS } from '../gench
 import {
   BIN,
   chainStats,
+  cpuSeconds,
   fmt,
   freePort,
   log,
@@ -37,7 +43,15 @@ import {
   waitForRpc,
 } from '../lib.mjs';
 
-const opt = parseOptions({ blocks: 10000, 'txs-per-block': 10, samples: 30, keep: false, only: 'all' });
+const opt = parseOptions({
+  blocks: 10000,
+  'txs-per-block': 10,
+  samples: 30,
+  keep: false,
+  only: 'all',
+  'sync-timeout': 1800,
+  chain: '',
+});
 const work = mkdtempSync(join(tmpdir(), 'alder-bench-p2p-'));
 const key = (name) => keccak256(new TextEncoder().encode(`alder bench p2p ${name}`));
 const hexKey = (k) => bytesToHex(k);
@@ -86,6 +100,13 @@ async function node(name, genesisPath, { statics = [], ws = false, extra = [] } 
   };
 }
 
+/** CPU seconds (user + system) of this process's children that have exited and been waited for. */
+function childrenCpuSeconds() {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
 async function untilTrue(probe, seconds) {
   const deadline = Date.now() + seconds * 1000;
   while (Date.now() < deadline) {
@@ -118,23 +139,29 @@ const report = (row) => {
 
 // --- 1. full sync against blocks import
 if (opt.only === 'all' || opt.only === 'sync') {
-  log(`generating a ${opt.blocks}-block chain (${opt['txs-per-block']} transactions per block)`);
+  if (!opt.chain)
+    log(`generating a ${opt.blocks}-block chain (${opt['txs-per-block']} transactions per block)`);
   const chainDir = join(work, 'chain');
-  const gen = await generateChain({
-    blocks: opt.blocks,
-    txsPerBlock: opt['txs-per-block'],
-    outDir: chainDir,
-  });
+  // --chain=DIR reuses a chain generated before (its genesis.json and chain.rlp).
+  const gen = opt.chain
+    ? { genesisPath: join(opt.chain, 'genesis.json'), chainPath: join(opt.chain, 'chain.rlp') }
+    : await generateChain({ blocks: opt.blocks, txsPerBlock: opt['txs-per-block'], outDir: chainDir });
   const stats = chainStats(gen.chainPath);
   const servingDir = join(work, 'serving');
-  const imp = await run(process.execPath, [
-    BIN,
-    `--genesis-file=${gen.genesisPath}`,
-    `--data-path=${servingDir}`,
-    'blocks',
-    'import',
-    `--from=${gen.chainPath}`,
-  ]);
+  const childCpu0 = childrenCpuSeconds();
+  const imp = await run(
+    process.execPath,
+    [
+      BIN,
+      `--genesis-file=${gen.genesisPath}`,
+      `--data-path=${servingDir}`,
+      'blocks',
+      'import',
+      `--from=${gen.chainPath}`,
+    ],
+    { timeoutSeconds: opt['sync-timeout'] },
+  );
+  const importCpu = childrenCpuSeconds() - childCpu0;
   const serving = await node('serving', gen.genesisPath);
   // The import above wrote the serving node's database: start it there.
   serving.dir = servingDir;
@@ -142,11 +169,19 @@ if (opt.only === 'all' || opt.only === 'sync') {
   const syncing = await node('syncing', gen.genesisPath, { statics: [serving] });
   const t0 = performance.now();
   await syncing.start();
-  await untilTrue(
-    async () => BigInt(await rpc(syncing.url, 'eth_blockNumber')) >= BigInt(stats.blocks),
-    3600,
-  );
+  let lastLog = 0;
+  await untilTrue(async () => {
+    const n = BigInt(await rpc(syncing.url, 'eth_blockNumber'));
+    if (performance.now() - lastLog > 60_000) {
+      lastLog = performance.now();
+      log(`syncing node at block ${n} of ${stats.blocks}, RSS ${fmt(memory(syncing.proc.pid).rss)} MiB`);
+    }
+    return n >= BigInt(stats.blocks);
+  }, opt['sync-timeout']);
   const seconds = (performance.now() - t0) / 1000;
+  const syncMem = memory(syncing.proc.pid);
+  const syncCpu = cpuSeconds(syncing.proc.pid);
+  const servingMem = memory(serving.proc.pid);
   const [a, b] = await Promise.all(
     [serving, syncing].map((n) => rpc(n.url, 'eth_getBlockByNumber', ['latest', false])),
   );
@@ -154,11 +189,15 @@ if (opt.only === 'all' || opt.only === 'sync') {
     throw new Error('synced head differs from the serving node');
   report([
     'full sync from a local peer',
-    `${fmt(stats.blocks / seconds)} blocks/s, ${fmt(stats.gas / 1e6 / seconds, 1)} Mgas/s (${stats.blocks} blocks, ${fmt(seconds, 1)} s incl. start-up)`,
+    `${fmt(stats.blocks / seconds)} blocks/s, ${fmt(stats.gas / 1e6 / seconds, 1)} Mgas/s (${stats.blocks} blocks, ${fmt(seconds, 1)} s incl. start-up; syncing node ${fmt(syncCpu, 1)} CPU s)`,
+  ]);
+  report([
+    'RSS of the syncing node',
+    `${fmt(syncMem.rss)} MiB at the end, peak ${fmt(syncMem.peak)} MiB (serving node: ${fmt(servingMem.rss)} MiB, peak ${fmt(servingMem.peak)} MiB)`,
   ]);
   report([
     '`blocks import` of the same chain',
-    `${fmt(stats.blocks / imp.seconds)} blocks/s, ${fmt(stats.gas / 1e6 / imp.seconds, 1)} Mgas/s (${fmt(imp.seconds, 1)} s incl. start-up)`,
+    `${fmt(stats.blocks / imp.seconds)} blocks/s, ${fmt(stats.gas / 1e6 / imp.seconds, 1)} Mgas/s (${fmt(imp.seconds, 1)} s incl. start-up; ${fmt(importCpu, 1)} CPU s)`,
   ]);
   await stop(syncing.proc);
   await stop(serving.proc);

@@ -69,7 +69,7 @@ async function main() {
 }
 
 main().catch((err) => {
-  process.stderr.write(`trace-throughput failed: ${err.stack ?? err}\n`);
+  process.stderr.write(`parity-trace-throughput failed: ${err.stack ?? err}\n`);
   killAll();
   process.exit(1);
 });

@@ -359,6 +359,16 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
     return { added, removed };
   }
 
+  /** Records what hashed trie keys stand for (addresses, storage slots), for the debug range methods. */
+  putPreimages(batch: WriteBatch, preimages: Iterable<[Uint8Array, Uint8Array]>): void {
+    for (const [hashed, key] of preimages) batch.put('preimages', hashed, key);
+  }
+
+  /** The address or slot whose keccak256 is `hashed`, when it was recorded. */
+  getPreimage(hashed: Uint8Array): Uint8Array | undefined {
+    return this.db.get('preimages', hashed);
+  }
+
   markGenesis(batch: WriteBatch, hash: Uint8Array): void {
     batch.put('meta', GENESIS, hash);
   }

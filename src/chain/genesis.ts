@@ -10,7 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import { type Block, createBlock, type HeaderData } from '@ethereumjs/block';
-import { bytesToHex } from '@ethereumjs/util';
+import { bytesToHex, hexToBytes } from '@ethereumjs/util';
+import { keccak256 } from '../crypto/index.js';
 import type { GenesisAccount, WorldState } from '../state/worldState.js';
 import { bytesEqual, type ChainStore } from './chainStore.js';
 import { GenesisMismatchError } from './errors.js';
@@ -18,6 +19,15 @@ import { GenesisMismatchError } from './errors.js';
 export interface GenesisInput {
   header: HeaderData; // everything but stateRoot
   alloc: Map<string, GenesisAccount>;
+}
+
+/** keccak256(key) → key for every genesis address and storage slot. */
+function* genesisPreimages(alloc: Map<string, GenesisAccount>): Generator<[Uint8Array, Uint8Array]> {
+  for (const [addr, acc] of alloc) {
+    const address = hexToBytes((addr.startsWith('0x') ? addr : `0x${addr}`) as `0x${string}`);
+    yield [keccak256(address), address];
+    for (const [slot] of acc.storage ?? []) yield [keccak256(slot), slot];
+  }
 }
 
 /** SHA-256 over the genesis input in a fixed order (bigints in hex, bytes in hex, accounts sorted). */
@@ -64,6 +74,7 @@ export async function initGenesis(chain: ChainStore, world: WorldState, input: G
   }
   const batch = chain.newBatch();
   world.store.drainInto(batch);
+  chain.putPreimages(batch, genesisPreimages(input.alloc));
   chain.putBlock(batch, block, block.header.difficulty, [], []);
   chain.markGenesis(batch, block.hash());
   chain.markGenesisInputDigest(batch, digest);

@@ -169,6 +169,7 @@ export const STORES = [
   'flatStorage', // keccak(address) ‖ keccak(slot) → value (leading zeros stripped), same state
   'stateChanges', // block hash → the hashed keys of the accounts and slots the block changed
   'meta', // small named values: head, genesis, safe, finalized, schema, flatRoot
+  'preimages', // keccak256 of an address or storage slot → the address or slot (debug ranges)
 ] as const;
 export type StoreName = (typeof STORES)[number];
 

@@ -605,8 +605,8 @@ export class CallSimulator {
       if (err instanceof TraceAbort) throw err;
       throw new InvalidSimulationError('OTHER', (err as Error).message);
     } finally {
-      detach?.();
       disarmAuthorizations();
+      detach?.();
     }
     const exec = result.execResult;
     const gasUsed = result.totalGasSpent;

@@ -12,6 +12,7 @@ import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { type Address, bytesToHex, equalsBytes } from '@ethereumjs/util';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
+import { Lru } from '../util/lru.js';
 import type { BlockProcessor } from './blockProcessor.js';
 import type { CallRequest, CallSimulator, SimulationResult, StateOverrides } from './simulator.js';
 import { attachTracer, type BlockTracer } from './tracer.js';
@@ -99,7 +100,16 @@ export interface FileTraceOptions {
   memory: boolean;
 }
 
+/** Blocks whose transaction outcomes are kept (struct logs open with them). */
+const OUTCOME_BLOCKS = 64;
+
 export class TraceService {
+  /**
+   * The outcomes of every transaction of recently traced stored blocks, by block hash: tracing a
+   * block's transactions one by one replays it once for them, not once per transaction.
+   */
+  private readonly outcomeCache = new Lru<string, TxOutcome[]>(OUTCOME_BLOCKS);
+
   constructor(
     private readonly processor: BlockProcessor,
     private readonly simulator: CallSimulator,
@@ -121,12 +131,22 @@ export class TraceService {
     return out;
   }
 
+  /** Every transaction's outcome of a stored block, from the cache or one untraced replay. */
+  private async blockOutcomes(block: Block): Promise<TxOutcome[]> {
+    const key = bytesToHex(block.hash());
+    const cached = this.outcomeCache.get(key);
+    if (cached) return cached;
+    const outcomes = await this.outcomes(block, block.transactions.length - 1);
+    this.outcomeCache.set(key, outcomes);
+    return outcomes;
+  }
+
   /** `[{txHash, result}, …]` for every transaction of `block` (its parent must be known). */
   async traceBlock(block: Block, options: TraceOptions, sink: TextSink): Promise<void> {
     const out = guardSink(sink);
     const n = block.transactions.length;
     const deadline = new Deadline(options.timeoutMs);
-    const outcomes = n > 0 && needsOutcomeFirst(options) ? await this.outcomes(block, n - 1) : undefined;
+    const outcomes = n > 0 && needsOutcomeFirst(options) ? await this.blockOutcomes(block) : undefined;
     await out('[');
     if (n > 0) {
       const driver = new TraceDriver(
@@ -151,9 +171,7 @@ export class TraceService {
   async traceTransaction(block: Block, index: number, options: TraceOptions, sink: TextSink): Promise<void> {
     const out = guardSink(sink);
     const deadline = new Deadline(options.timeoutMs);
-    const outcome = needsOutcomeFirst(options)
-      ? outcomeOfTx(await this.processor.replayTransaction(block, index, (run) => run()))
-      : undefined;
+    const outcome = needsOutcomeFirst(options) ? (await this.blockOutcomes(block))[index] : undefined;
     const driver = new TraceDriver(
       options,
       out,

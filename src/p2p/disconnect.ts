@@ -33,4 +33,5 @@ export const SubprotocolReason = {
   MISMATCHED_FORKID: 'Mismatched fork id',
   MISMATCHED_GENESIS_HASH: 'Mismatched genesis hash',
   UNSUPPORTED_PROTOCOL: 'Unsupported eth protocol version',
+  INVALID_BLOCK_RANGE: 'Invalid block range',
 } as const;

@@ -84,6 +84,47 @@ class Connection implements PeerConnection {
   }
 }
 
+/** The length a snappy block declares for its decompressed data (its leading varint). */
+export function snappyDeclaredLength(block: Uint8Array): number | undefined {
+  let length = 0;
+  for (let i = 0, shift = 0; i < 5 && i < block.length; i++, shift += 7) {
+    const b = block[i] as number;
+    length += (b & 0x7f) * 2 ** shift;
+    if (b < 0x80) return length;
+  }
+  return undefined;
+}
+
+const guarded = new WeakSet<RlpxPeer>();
+
+/**
+ * The library decompresses a frame before any sub-protocol sees it, allocating what the frame declares.
+ * Each decrypted frame is looked at first: one declaring more than 10 MB disconnects the peer
+ * (BREACH_OF_PROTOCOL) before anything is allocated.
+ */
+function guardDecompression(peer: RlpxPeer): void {
+  if (guarded.has(peer)) return;
+  guarded.add(peer);
+  const internals = peer as unknown as {
+    _eciesSession: { parseBody(data: Uint8Array): Uint8Array | undefined };
+    _hello: { protocolVersion: number } | null;
+  };
+  const session = internals._eciesSession;
+  const parseBody = session.parseBody.bind(session);
+  session.parseBody = (data) => {
+    const body = parseBody(data);
+    if (!body || (internals._hello?.protocolVersion ?? 0) < 5) return body;
+    // A frame is the message code (one RLP byte for every code in use) and the snappy block.
+    const declared = snappyDeclaredLength(body.subarray(1));
+    if (declared !== undefined && declared > MAX_MESSAGE_SIZE) {
+      log.debug({ peer: toHex(peer.getId() ?? new Uint8Array()).slice(0, 16), declared }, 'Oversize message');
+      peer.disconnect(DisconnectReason.BREACH_OF_PROTOCOL as never);
+      throw new Error(`message of ${declared} bytes is over the limit`);
+    }
+    return body;
+  };
+}
+
 const toHex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const fromHex = (h: string) => Uint8Array.from(Buffer.from(h, 'hex'));
 
@@ -186,6 +227,7 @@ export class P2PHost extends EventEmitter<HostEvents> {
     this.tcpPort = (server.address() as { port: number }).port;
     (rlpx as unknown as { _listenPort: number })._listenPort = this.tcpPort;
     this.rlpx = rlpx;
+    this.applyPeerLimit();
     if (this.dpt) {
       const dpt = this.dpt;
       const socket = (dpt as unknown as { _server: { _socket: DgramSocket } })._server._socket;
@@ -241,6 +283,7 @@ export class P2PHost extends EventEmitter<HostEvents> {
   addStatic(enode: Enode): boolean {
     if (this.statics.has(enode.id)) return false;
     this.statics.set(enode.id, enode);
+    this.applyPeerLimit();
     this.dial(enode);
     return true;
   }
@@ -248,8 +291,19 @@ export class P2PHost extends EventEmitter<HostEvents> {
   /** Removes a static node and drops its connection; false when it was not one. */
   removeStatic(enode: Enode): boolean {
     if (!this.statics.delete(enode.id)) return false;
+    this.applyPeerLimit();
     this.connections.get(enode.id)?.disconnect(DisconnectReason.REQUESTED, 'removed');
     return true;
+  }
+
+  /**
+   * Static peers do not count against --max-peers (as Besu's maintained peers): the library's own
+   * limit, which counts every connection, is raised by their number, and `onPeerAdded` holds the
+   * other peers to --max-peers.
+   */
+  private applyPeerLimit(): void {
+    if (this.rlpx)
+      (this.rlpx as unknown as { _maxPeers: number })._maxPeers = this.opts.maxPeers + this.statics.size;
   }
 
   private dialStatics(): void {
@@ -272,6 +326,7 @@ export class P2PHost extends EventEmitter<HostEvents> {
     return class CapabilityAdapter {
       private readonly entry: Pending;
       constructor(version: number, peer: RlpxPeer, send: SendMessage) {
+        guardDecompression(peer);
         this.entry = { name: cap.name, version, send, queue: [] };
         const list = host.pending.get(peer) ?? [];
         list.push(this.entry);
@@ -306,6 +361,15 @@ export class P2PHost extends EventEmitter<HostEvents> {
       (lib as unknown as { _eciesSession: { _remoteInitMsg: unknown } })._eciesSession._remoteInitMsg,
     );
     const entries = this.pending.get(lib) ?? [];
+    if (!this.statics.has(id)) {
+      let others = 0;
+      for (const c of this.connections.keys()) if (!this.statics.has(c)) others++;
+      if (others >= this.opts.maxPeers) {
+        log.debug({ peer: id.slice(0, 16) }, 'Refusing peer: --max-peers reached');
+        lib.disconnect(DisconnectReason.TOO_MANY_PEERS as never);
+        return;
+      }
+    }
     const remoteHost = socket.remoteAddress ?? '';
     const listenPort = hello?.port ?? 0;
     const conn = new Connection(
@@ -367,6 +431,15 @@ export class P2PHost extends EventEmitter<HostEvents> {
     }
     this.emit('peer:removed', conn, reason);
     if (this.statics.has(id)) setTimeout(() => this.dialStatics(), 500).unref();
+    else if (reason === DisconnectReason.ALREADY_CONNECTED && this.nodeId < id) {
+      // Both nodes dialled at once (discovery finds both ways): each kept its own connection and
+      // dropped the other's as a duplicate, so none is left. The node with the lower id dials again;
+      // the other waits, so the two dials cannot cross a second time.
+      const enode = parseEnode(conn.enode);
+      setTimeout(() => {
+        if (!this.connections.has(id)) this.dial(enode);
+      }, 300).unref();
+    }
   }
 }
 

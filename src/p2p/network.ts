@@ -9,8 +9,8 @@ import type { Common } from '@ethereumjs/common';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from '../chain/errors.js';
 import type { ForkIdService } from '../chain/forkId.js';
-import type { BlockImporter } from '../execution/importer.js';
 import { keccak256 } from '../crypto/index.js';
+import type { BlockImporter } from '../execution/importer.js';
 import { logger } from '../log.js';
 import type { PooledTx, TxPool } from '../txpool/pool.js';
 import type { PeerConnection } from './capability.js';
@@ -28,6 +28,8 @@ const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const TX_FETCH_BATCH = 256;
 /** How long transaction announcements gather before they go out. */
 const TX_GOSSIP_DELAY_MS = 20;
+/** How often eth/69 peers are sent a BlockRangeUpdate (Besu: every 120 s). */
+const BLOCK_RANGE_INTERVAL_MS = 120_000;
 
 export interface NetworkOptions extends HostOptions {
   chain: ChainStore;
@@ -56,6 +58,7 @@ export class NetworkService extends EventEmitter<{ syncing: [SyncStatus | false]
   private pendingAnnounce: PooledTx[] = [];
   private announceTimer: NodeJS.Timeout | undefined;
   private syncTimer: NodeJS.Timeout | undefined;
+  private rangeTimer: NodeJS.Timeout | undefined;
   private readonly onHead = (e: NewHeadEvent) => this.announceHead(e);
   private readonly onPoolAdded = (entry: PooledTx) => this.queueTxAnnouncement(entry);
 
@@ -90,11 +93,14 @@ export class NetworkService extends EventEmitter<{ syncing: [SyncStatus | false]
     this.opts.pool?.on('added', this.onPoolAdded);
     this.syncTimer = setInterval(() => this.sync.trigger(), 5_000);
     this.syncTimer.unref();
+    this.rangeTimer = setInterval(() => this.broadcastBlockRange(), BLOCK_RANGE_INTERVAL_MS);
+    this.rangeTimer.unref();
     log.info({ enode: this.host.enode }, 'P2P network started');
   }
 
   async stop(): Promise<void> {
     if (this.syncTimer) clearInterval(this.syncTimer);
+    if (this.rangeTimer) clearInterval(this.rangeTimer);
     if (this.announceTimer) clearTimeout(this.announceTimer);
     this.opts.chain.off('newHead', this.onHead);
     this.opts.pool?.off('added', this.onPoolAdded);
@@ -195,25 +201,27 @@ export class NetworkService extends EventEmitter<{ syncing: [SyncStatus | false]
     })();
   }
 
-  /** New canonical blocks go out as NewBlock to √n peers and NewBlockHashes to the others. */
+  /** eth/69 peers hear the served block range on a timer, as Besu sends it (not with every block). */
+  private broadcastBlockRange(): void {
+    const head = this.opts.chain.head();
+    for (const p of this.ethPeers.values()) p.sendBlockRange(head.number, head.hash);
+  }
+
+  /**
+   * New canonical blocks go out as NewBlock to √n peers and NewBlockHashes to the others. */
   private announceHead(e: NewHeadEvent): void {
     // While far behind (a real sync), blocks are not news to anyone.
-    if (this.sync.isSyncing) {
-      for (const p of this.ethPeers.values()) p.sendBlockRange(e.head.header.number, e.head.hash());
-      return;
-    }
+    if (this.sync.isSyncing) return;
     const head = e.head;
     const hash = head.hash();
     const key = hex(hash);
     const peers = [...this.ethPeers.values()].filter((p) => !p.knownBlocks.has(key));
-    for (const p of this.ethPeers.values()) p.sendBlockRange(head.header.number, hash);
     if (!this.opts.propagateBlocks || peers.length === 0) return;
     const raw = this.opts.chain.getRawBlock(hash);
     const td = this.opts.chain.getTotalDifficulty(hash);
     if (!raw || td === undefined) return;
     const full = Math.max(1, Math.floor(Math.sqrt(peers.length)));
     peers.forEach((p, i) => {
-      if (p.version >= 69) return;
       if (i < full) p.sendNewBlock(raw, td, hash);
       else p.sendNewBlockHashes([{ hash, number: head.header.number }]);
     });

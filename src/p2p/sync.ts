@@ -23,6 +23,10 @@ const log = logger('sync');
 const HEADER_BATCH = 192;
 /** Blocks behind the best peer within which the node counts as in sync (as Besu). */
 export const SYNC_TOLERANCE = 5n;
+/** A progress line every this many blocks (Besu's cadence) … */
+const PROGRESS_BLOCKS = 200n;
+/** … or after this long without one, whichever comes first. */
+const PROGRESS_INTERVAL_MS = 10_000;
 
 const EMPTY_TRIE = '56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
 const EMPTY_UNCLES = '1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
@@ -37,6 +41,68 @@ class BadPeerDataError extends Error {}
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
+/** `95s`, `4m05s`, `2h03m` (as the import and export progress lines). */
+export function formatEta(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '?';
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}
+
+/**
+ * The periodic progress line of a running sync: every 200 blocks or 10 s, the block reached, the
+ * target, the rate since the previous line (blocks/s and Mgas/s) and the time left at that rate.
+ */
+class ProgressReporter {
+  private lastAt = 0;
+  private lastNumber = 0n;
+  private gas = 0n;
+
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly peers: () => number = () => 0,
+  ) {}
+
+  /** A sync run starts (or resumes) at `number`. */
+  reset(number: bigint): void {
+    this.lastAt = this.now();
+    this.lastNumber = number;
+    this.gas = 0n;
+  }
+
+  /** A block was imported; logs a line when one is due. */
+  imported(number: bigint, hash: Uint8Array, gasUsed: bigint, target: bigint): void {
+    this.gas += gasUsed;
+    const at = this.now();
+    const elapsed = at - this.lastAt;
+    if (number % PROGRESS_BLOCKS !== 0n && elapsed < PROGRESS_INTERVAL_MS && number !== target) return;
+    const blocks = Number(number - this.lastNumber);
+    if (blocks <= 0) return;
+    const seconds = Math.max(elapsed, 1) / 1000;
+    const rate = blocks / seconds;
+    const mgas = Number(this.gas) / 1e6 / seconds;
+    const left = target > number ? Number(target - number) / rate : 0;
+    const line = {
+      block: number.toString(),
+      hash: `0x${hex(hash)}`,
+      target: target.toString(),
+      blocksPerSecond: Number(rate.toFixed(1)),
+      mgasPerSecond: Number(mgas.toFixed(3)),
+      eta: formatEta(left),
+      peers: this.peers(),
+    };
+    log.info(
+      line,
+      `Import reached block ${number} of ${target}, ${line.blocksPerSecond} blocks/s, ${line.mgasPerSecond} Mgas/s, ETA ${line.eta}, peers: ${line.peers}`,
+    );
+    this.lastAt = at;
+    this.lastNumber = number;
+    this.gas = 0n;
+  }
+}
+
 export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
   private running: Promise<void> | undefined;
   private again = false;
@@ -45,6 +111,7 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
   private reportedSyncing = false;
   /** Peers that failed to deliver the head they announced (by id → that head). */
   private readonly failed = new Map<string, string>();
+  private readonly reporter: ProgressReporter;
 
   constructor(
     private readonly chain: ChainStore,
@@ -53,6 +120,7 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
     private readonly peers: () => EthPeer[],
   ) {
     super();
+    this.reporter = new ProgressReporter(Date.now, () => this.peers().length);
   }
 
   /** The eth_syncing status while the node is behind its best peer by more than the tolerance. */
@@ -91,22 +159,29 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
   }
 
   /**
-   * The peer with more work than the local head (eth/68 total difficulty, eth/69 height). Past the
-   * merge total difficulty no longer grows: there a peer whose head is unknown here is a candidate, and
-   * its head header tells whether it is ahead.
+   * The peer with more work than the local head. Its work is its total difficulty where known (the
+   * eth/68 status, a NewBlock on either version, or its head once imported here). An eth/69 peer's
+   * status carries none: until it is known, a peer whose head is unknown here is a candidate (the
+   * highest first) and the importer's fork choice judges its chain — on Clique an equal-height or
+   * even shorter branch can be the heavier one. Past the merge total difficulty no longer grows: there
+   * too a peer whose head is unknown here is a candidate, and its head header tells whether it is
+   * ahead.
    */
   private bestPeer(): EthPeer | undefined {
     const head = this.chain.head();
     const localTd = this.chain.getTotalDifficulty(head.hash) ?? 0n;
     const postMerge = this.chain.headHeader().difficulty === 0n;
+    const byHeight = (p: EthPeer) => p.version >= 69 && p.td === 0n;
     let best: EthPeer | undefined;
     for (const p of this.peers()) {
       if (p.isClosed || this.failed.get(p.id) === hex(p.headHash)) continue;
       if (this.chain.hasBlock(p.headHash)) continue;
-      const ahead = p.version >= 69 ? (p.headNumber ?? 0n) > head.number : postMerge || p.td > localTd;
+      const ahead = byHeight(p) || postMerge || p.td > localTd;
       if (!ahead) continue;
-      if (!best || (p.version >= 69 ? (p.headNumber ?? 0n) > (best.headNumber ?? 0n) : p.td > best.td))
-        best = p;
+      if (!best) best = p;
+      else if (byHeight(p) || byHeight(best)) {
+        if ((p.headNumber ?? 0n) > (best.headNumber ?? 0n)) best = p;
+      } else if (p.td > best.td) best = p;
     }
     return best;
   }
@@ -119,6 +194,9 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
         const target = hex(peer.headHash);
         try {
           await this.syncFrom(peer);
+          // Its chain is here now: its total difficulty is known from now on.
+          const td = this.chain.getTotalDifficulty(peer.headHash);
+          if (td !== undefined && td > peer.td) peer.td = td;
         } catch (err) {
           this.failed.set(peer.id, target);
           if (err instanceof BadPeerDataError) {
@@ -144,13 +222,15 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
   private setSyncing(on: boolean): void {
     if (on === this.reportedSyncing) return;
     this.reportedSyncing = on;
-    log.info(on ? { ...this.progressLog() } : {}, on ? 'Sync started' : 'In sync');
-    this.emit('syncing', on && this.progress ? { ...this.progress } : false);
-  }
-
-  private progressLog() {
     const p = this.progress;
-    return p ? { current: p.currentBlock.toString(), highest: p.highestBlock.toString() } : {};
+    if (on && p)
+      log.info(
+        { current: p.currentBlock.toString(), highest: p.highestBlock.toString() },
+        `Full sync started at block ${p.currentBlock}, target ${p.highestBlock}`,
+      );
+    else
+      log.info({ head: this.chain.head().number.toString() }, `In sync at block ${this.chain.head().number}`);
+    this.emit('syncing', on && this.progress ? { ...this.progress } : false);
   }
 
   private updateProgress(current: bigint, highest: bigint): void {
@@ -175,6 +255,7 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
       'Syncing from peer',
     );
     this.updateProgress(this.chain.head().number, peerHead);
+    this.reporter.reset(this.chain.head().number);
     let prevHash = ancestor.hash;
     let next = ancestor.number + 1n;
     let fetch = next <= peerHead ? this.fetchBatch(peer, next, prevHash) : undefined;
@@ -197,6 +278,8 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
           throw err;
         }
         this.updateProgress(this.chain.head().number, peerHead);
+        if (this.reportedSyncing)
+          this.reporter.imported(block.header.number, block.hash(), block.header.gasUsed, peerHead);
         // Let I/O (peer messages, JSON-RPC) through between blocks.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }

@@ -69,6 +69,7 @@ export const INVALID_CALL_PARAMS = spec(P, 'Invalid call params');
 export const INVALID_CONSOLIDATION_REQUEST_PARAMS = spec(P, 'Invalid consolidation request params');
 export const INVALID_CREATE_PRIVACY_GROUP_PARAMS = spec(P, 'Invalid create privacy group params');
 export const INVALID_DATA_PARAMS = spec(P, 'Invalid data params');
+export const INVALID_DATA_HASH_PARAMS = spec(P, 'Invalid data hash params');
 export const INVALID_DEPOSIT_REQUEST_PARAMS = spec(P, 'Invalid deposit request');
 export const INVALID_ENGINE_EXCHANGE_TRANSITION_CONFIGURATION_PARAMS = spec(
   P,

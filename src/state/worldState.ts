@@ -12,6 +12,7 @@ import {
   bytesToBigInt,
   createAddressFromString,
   equalsBytes,
+  KECCAK256_RLP,
   ValueEncoding,
 } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
@@ -19,7 +20,7 @@ import { Lru } from '../util/lru.js';
 import { BlockState } from './blockState.js';
 import { FlatState } from './flatState.js';
 import { ContentCache, StateSnapshot } from './stateSnapshot.js';
-import type { TrieStore } from './trieStore.js';
+import { bytesToHexKey, type TrieStore } from './trieStore.js';
 
 export interface GenesisAccount {
   balance: bigint;
@@ -52,6 +53,11 @@ export class WorldState {
    * The committed state at `root` (a block's state root): synchronous reads, memoised for as long as
    * the snapshot is kept. Read-only; the root must be one the store holds.
    */
+  /** Whether the state at `root` is stored (its root node, or the empty trie). */
+  hasState(root: Uint8Array): boolean {
+    return equalsBytes(root, KECCAK256_RLP) || this.store.getSync(bytesToHexKey(root)) !== undefined;
+  }
+
   at(root: Uint8Array): StateSnapshot {
     // Reads come in runs at one root (mostly the head's): the last one answers without a key.
     const last = this.last;

@@ -80,9 +80,9 @@ describe('alder (run the node)', () => {
   });
 
   it("a bad API group aborts with Besu's message, on one line", async () => {
-    const r = await run(['--network=dev', '--rpc-http-api=ETH,NOPE']);
+    const r = await run(['--network=dev', '--rpc-http-api=ETH,NO-PE']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("Invalid value for option '--rpc-http-api': invalid entries found [NOPE]\n");
+    expect(r.stderr).toBe("Invalid value for option '--rpc-http-api': invalid entries found [NO-PE]\n");
   });
 
   it('errors from the node print one line, or the stack with --logging=DEBUG', async () => {

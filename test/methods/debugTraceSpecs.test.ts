@@ -90,7 +90,16 @@ describe('Besu debug/ trace specs on the hive chain', () => {
     });
   });
   afterAll(async () => chain?.close());
-  runSpecs(specsUnder(join(CONFORMANCE, 'besu/debug/trace-transaction')), () => chain);
+  runSpecs(
+    [
+      ...specsUnder(join(CONFORMANCE, 'besu/debug/trace-transaction')),
+      ...specsUnder(join(CONFORMANCE, 'besu/debug/account-at')),
+      ...specsUnder(join(CONFORMANCE, 'besu/debug/account-range')),
+      ...specsUnder(join(CONFORMANCE, 'besu/debug/storage-range')),
+      ...specsUnder(join(CONFORMANCE, 'besu/debug/batch-send-raw-transaction')),
+    ],
+    () => chain,
+  );
 });
 
 describe('Besu debug/ trace specs on the trace chain', () => {

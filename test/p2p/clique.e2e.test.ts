@@ -95,9 +95,9 @@ describe('three Clique signers', () => {
       protocols: { eth: { version: number } };
       id: string;
     };
-    expect(p.caps).toEqual(['eth/68']);
+    expect(p.caps).toEqual(['eth/69']);
     expect(p.version).toBe('0x5');
-    expect(p.protocols.eth.version).toBe(68);
+    expect(p.protocols.eth.version).toBe(69);
     expect(p.id).toMatch(/^0x[0-9a-f]{128}$/);
     const info = await rpc<Record<string, unknown>>(url, 'admin_nodeInfo');
     expect(Object.keys(info)).toEqual([

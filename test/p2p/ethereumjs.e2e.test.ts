@@ -2,6 +2,7 @@
  * The wire check against a foreign implementation: the EthereumJS client 0.10.5 (run as a child
  * process under the loopback guard, discovery off) peers with a `bin/alder` Clique signer on the same
  * genesis and syncs the chain Alder seals — its status, header and body requests answered by Alder.
+ * Alder offers eth/69 beside eth/68; the foreign client, which stops at eth/68, negotiates eth/68.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -104,9 +105,14 @@ describe('the EthereumJS client as a peer', () => {
       throw new Error(`${(err as Error).message}\n${ej.output().slice(-3000)}`);
     });
     expect(await blockHash(ej.url, target)).toBe(await blockHash(a.url, target));
-    const peers = await rpc<Array<{ name: string; caps: string[] }>>(a.url, 'admin_peers');
+    // Alder offers eth/69 and eth/68; the EthereumJS client stops at eth/68, which both then speak.
+    const peers = await rpc<Array<{ name: string; caps: string[]; protocols: { eth: { version: number } } }>>(
+      a.url,
+      'admin_peers',
+    );
     expect(peers[0]?.name).toMatch(/ethereumjs/i);
-    expect(peers[0]?.caps).toContain('eth/68');
+    expect(peers[0]?.caps).toEqual(['eth/68']);
+    expect(peers[0]?.protocols.eth.version).toBe(68);
     await stopForeign();
     await a.stop();
   }, 150_000);

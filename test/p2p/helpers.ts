@@ -24,8 +24,11 @@ export class TestNetwork {
 
   constructor(private readonly genesis: object) {}
 
-  /** A node directory with `key`, the genesis file and a free P2P port; not started. */
-  async add(key: Uint8Array, extra: string[] = []): Promise<NetNode> {
+  /**
+   * A node directory with `key`, the genesis file and a free P2P port; not started. Discovery is off
+   * unless `discovery` (then on the same port over UDP, with only the --bootnodes it is given).
+   */
+  async add(key: Uint8Array, extra: string[] = [], opts: { discovery?: boolean } = {}): Promise<NetNode> {
     const dir = tempDir('alder-p2p-');
     this.dirs.push(dir);
     writeFileSync(join(dir, 'key'), hex(key));
@@ -42,7 +45,7 @@ export class TestNetwork {
         `--data-path=${dir}`,
         '--p2p-interface=127.0.0.1',
         `--p2p-port=${p2pPort}`,
-        '--discovery-enabled=false',
+        `--discovery-enabled=${opts.discovery === true}`,
         '--rpc-http-api=ETH,NET,WEB3,CLIQUE,TXPOOL,ADMIN,MINER',
         ...extra,
       ],

@@ -276,7 +276,7 @@ describe('transaction pool', () => {
     expect(gt).toHaveLength(2);
   });
 
-  it('debug_batchSendRawTransaction answers each entry independently', async () => {
+  it('debug_batchSendRawTransaction answers each entry independently, with Besu reason names', async () => {
     const ok = legacy({ nonce: 8 });
     const r = (
       await chain.call('debug_batchSendRawTransaction', [
@@ -287,8 +287,8 @@ describe('transaction pool', () => {
     ).result;
     expect(r).toEqual([
       { index: 0, success: true },
-      { index: 1, success: false, errorMessage: 'Invalid params' },
-      { index: 2, success: false, errorMessage: 'Known transaction' },
+      { index: 1, success: false, errorMessage: 'Invalid raw transaction hex' },
+      { index: 2, success: false, errorMessage: 'TRANSACTION_ALREADY_KNOWN' },
     ]);
   });
 

@@ -6,6 +6,7 @@
 import { type BlockHeader, createBlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { type Address, createAddressFromString } from '@ethereumjs/util';
+import { paramsVM } from '@ethereumjs/vm';
 import { checkHeaderAgainstParent, checkHeaderAlone, isPostMerge } from '../../chain/validation.js';
 import { type ForkChoiceCandidate, totalDifficultyWins } from '../../execution/consensusRules.js';
 import { logger } from '../../log.js';
@@ -66,7 +67,15 @@ export class EthashConsensus implements ConsensusEngine {
 
   blockReward(header: BlockHeader): bigint {
     const common = header.common;
-    return common.consensusType() === 'pow' && !isPostMerge(header) ? common.param('minerReward') : 0n;
+    if (common.consensusType() !== 'pow' || isPostMerge(header)) return 0n;
+    try {
+      return common.param('minerReward');
+    } catch {
+      // The reward belongs to the VM's parameter set: a Common no VM was built on yet lacks it.
+      const withVm = common.copy();
+      withVm.updateParams(paramsVM);
+      return withVm.param('minerReward');
+    }
   }
 
   isBetterHead(candidate: ForkChoiceCandidate, head: ForkChoiceCandidate): boolean {

@@ -101,6 +101,8 @@ export class EthPeer implements CapabilitySession {
   headHash: Uint8Array = new Uint8Array(32);
   td = 0n;
   headNumber: bigint | undefined;
+  /** eth/69: the lowest block the peer serves. */
+  earliestBlock = 0n;
   readonly knownBlocks = new KnownSet();
   readonly knownTxs = new KnownSet();
   private nextId = BigInt(Math.floor(Math.random() * 2 ** 31));
@@ -171,8 +173,9 @@ export class EthPeer implements CapabilitySession {
       case EthCode.PooledTransactions:
         this.onResponse(code, payload);
         return;
+      // eth/69 keeps NewBlockHashes and NewBlock (Besu accepts and sends them there too): a pre-merge
+      // chain still propagates its blocks with them.
       case EthCode.NewBlockHashes: {
-        if (this.version >= 69) throw new MalformedMessageError('NewBlockHashes on eth/69');
         const items = list(decode(payload), 'block hashes').map((e) => {
           const pair = list(e, 'block hash entry');
           return { hash: bytes(pair[0], 'block hash', 32), number: uint(pair[1], 'block number') };
@@ -182,7 +185,6 @@ export class EthPeer implements CapabilitySession {
         return;
       }
       case EthCode.NewBlock: {
-        if (this.version >= 69) throw new MalformedMessageError('NewBlock on eth/69');
         const v = list(decode(payload), 'new block');
         const block = list(v[0], 'block');
         const td = uint(v[1], 'total difficulty');
@@ -204,8 +206,17 @@ export class EthPeer implements CapabilitySession {
       case EthCode.BlockRangeUpdate: {
         if (this.version < 69) throw new MalformedMessageError('BlockRangeUpdate before eth/69');
         const v = list(decode(payload), 'block range');
-        this.headNumber = uint(v[1], 'latest block');
-        this.headHash = bytes(v[2], 'latest hash', 32);
+        const earliest = uint(v[0], 'earliest block');
+        const latest = uint(v[1], 'latest block');
+        const hash = bytes(v[2], 'latest hash', 32);
+        if (latest < earliest) {
+          this.conn.disconnect(DisconnectReason.SUBPROTOCOL_TRIGGERED, SubprotocolReason.INVALID_BLOCK_RANGE);
+          return;
+        }
+        this.earliestBlock = earliest;
+        this.headNumber = latest;
+        this.headHash = hash;
+        this.knownBlocks.add(hex(hash));
         return;
       }
       default:
@@ -238,6 +249,7 @@ export class EthPeer implements CapabilitySession {
     this.headHash = s.bestHash;
     this.td = s.td ?? 0n;
     this.headNumber = s.latestBlock;
+    this.earliestBlock = s.earliestBlock ?? 0n;
     this.knownBlocks.add(hex(s.bestHash));
     this.ctx.handlers.ready(this);
   }
@@ -477,6 +489,7 @@ export class EthPeer implements CapabilitySession {
     );
   }
 
+  /** eth/69 BlockRangeUpdate: the blocks this node serves (all, from genesis) up to its head. */
   sendBlockRange(latest: bigint, hash: Uint8Array): void {
     if (this.version >= 69)
       this.send(EthCode.BlockRangeUpdate, encode([encodeUint(0), encodeUint(latest), hash]));

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { logger } from '../../../log.js';
 
 const log = logger('rpc');
+
 import type { Block } from '@ethereumjs/block';
 import type { BlockParam } from '../../blockParam.js';
 import { resolveHeader } from '../../blockParam.js';

@@ -3,11 +3,12 @@
  * Trace throughput: transactions traced per second with debug_traceTransaction, struct logs (stack
  * and storage on, memory off: the same options sent to both nodes) and callTracer, on the same
  * contract calls in Alder and in Hardhat's node. The calls: `--trace-txs` ERC-20 transfers of the
- * bench token (bench/genchain.mjs), each its own transaction. Each node traces every transaction
+ * bench token (bench/genchain.mjs), mined `--trace-per-block` to a block on both nodes. Each node traces every transaction
  * one after another (one request in flight), `--trace-runs` times; the figure is the median run's
  * rate. A tracer a node does not serve is reported as such.
  *
- *   node bench/suites/trace-throughput.mjs [--trace-txs=100] [--trace-runs=3] [--trace-nodes=alder,hardhat]
+ *   node bench/suites/debug-trace-throughput.mjs [--trace-txs=50] [--trace-per-block=10] [--trace-runs=3]
+ *                                               [--trace-nodes=alder,hardhat]
  *
  * Alder runs the dev network with mining on; Hardhat's node runs with automine. Both bind 127.0.0.1 on
  * free ports and are stopped by PID. Prints a Markdown section on stdout, progress on stderr.
@@ -39,7 +40,12 @@ import {
 const require = createRequire(import.meta.url);
 const secp = require('secp256k1');
 
-const opt = parseOptions({ 'trace-txs': 100, 'trace-runs': 3, 'trace-nodes': 'alder,hardhat' });
+const opt = parseOptions({
+  'trace-txs': 50,
+  'trace-per-block': 10,
+  'trace-runs': 3,
+  'trace-nodes': 'alder,hardhat',
+});
 const NODES = new Set(String(opt['trace-nodes']).split(','));
 const CHAIN_ID = 1337n;
 const FUNDER_HEX = '0xc87509a1c067bbde78beb793e6fa76530b6382a4c0241e5e4a9ec0a0f44dc0d3';
@@ -85,23 +91,34 @@ async function receipt(url, hash, seconds = 120) {
 }
 
 /** The token deployed and `--trace-txs` transfers mined; returns their hashes. */
-async function prepare(url) {
+async function prepare(url, mine) {
   const funder = `0x${Buffer.from(keccak256(secp.publicKeyCreate(FUNDER, false).subarray(1)).subarray(12)).toString('hex')}`;
   let nonce = BigInt(await rpc(url, 'eth_getTransactionCount', [funder, 'pending']));
   const deploy = sign({ nonce: nonce++, gasLimit: 1_000_000n, data: tokenInitCode() });
   await rpc(url, 'eth_sendRawTransaction', [deploy.raw]);
+  if (mine) await rpc(url, ...mine);
   const token = (await receipt(url, deploy.hash)).contractAddress;
+  // The transfers go in batches of --trace-per-block, each batch mined before the next is sent (Hardhat
+  // with automine off and evm_mine per batch), so both nodes hold them in blocks of about that size
+  // and a trace replays about the same earlier transactions on each.
   const hashes = [];
-  for (let i = 0; i < opt['trace-txs']; i++) {
-    const t = sign({ nonce: nonce++, gasLimit: 100_000n, to: token, data: transferData(recipient(i), 1n) });
-    await rpc(url, 'eth_sendRawTransaction', [t.raw]);
-    hashes.push(t.hash);
+  const blocks = new Set();
+  for (let i = 0; i < opt['trace-txs']; i += opt['trace-per-block']) {
+    const batch = [];
+    for (let j = i; j < Math.min(opt['trace-txs'], i + opt['trace-per-block']); j++) {
+      const t = sign({ nonce: nonce++, gasLimit: 100_000n, to: token, data: transferData(recipient(j), 1n) });
+      await rpc(url, 'eth_sendRawTransaction', [t.raw]);
+      batch.push(t.hash);
+    }
+    if (mine) await rpc(url, ...mine);
+    for (const h of batch) {
+      const r = await receipt(url, h);
+      if (r.status !== '0x1') throw new Error(`transfer ${h} failed`);
+      blocks.add(r.blockNumber);
+    }
+    hashes.push(...batch);
   }
-  for (const h of hashes) {
-    const r = await receipt(url, h);
-    if (r.status !== '0x1') throw new Error(`transfer ${h} failed`);
-  }
-  return hashes;
+  return { hashes, blocks: blocks.size };
 }
 
 /** Median rate (tx/s) over the runs, or the error text when the node refuses the tracer. */
@@ -124,14 +141,16 @@ async function traceRate(url, hashes, options) {
   return { rate: median(rates), logs };
 }
 
-async function measure(name, url) {
+async function measure(name, url, mine) {
   log(`${name}: token deployed, ${opt['trace-txs']} transfers`);
-  const hashes = await prepare(url);
+  const { hashes, blocks } = await prepare(url, mine);
+  log(`${name}: ${hashes.length} transfers in ${blocks} blocks`);
   log(`${name}: struct logs`);
   const struct = await traceRate(url, hashes, STRUCT);
-  log(`${name}: callTracer`);
+  log(`${name}: ${struct.rate ?? struct.unsupported} tx/s; callTracer`);
   const calls = await traceRate(url, hashes, { tracer: 'callTracer' });
-  return { struct, calls };
+  log(`${name}: ${calls.rate ?? calls.unsupported} tx/s`);
+  return { struct, calls, blocks };
 }
 
 async function startAlder(work) {
@@ -166,9 +185,13 @@ async function main() {
       }
     }
     if (NODES.has('hardhat')) {
-      const { proc, url } = await startHardhatPeer(work, { keys: [FUNDER_HEX], chainId: CHAIN_ID });
+      const { proc, url, automineOff } = await startHardhatPeer(work, {
+        keys: [FUNDER_HEX],
+        chainId: CHAIN_ID,
+      });
       try {
-        results.set("Hardhat's node", await measure('hardhat', url));
+        await rpc(url, ...automineOff);
+        results.set("Hardhat's node", await measure('hardhat', url, ['evm_mine', []]));
       } finally {
         await stop(proc);
       }
@@ -179,6 +202,7 @@ async function main() {
   const cell = (r) => (r.unsupported ? `not served (${r.unsupported.slice(0, 40)})` : fmt(r.rate, 1));
   const rows = [...results].map(([node, r]) => [
     node,
+    String(r.blocks),
     cell(r.struct),
     String(r.struct.logs ?? ''),
     cell(r.calls),
@@ -189,6 +213,7 @@ async function main() {
     const ratio = (a, b) => (a.unsupported || b.unsupported ? '—' : `${fmt(a.rate / b.rate, 2)}×`);
     rows.push([
       'Alder / Hardhat',
+      '',
       ratio(alder.struct, hardhat.struct),
       '',
       ratio(alder.calls, hardhat.calls),
@@ -197,7 +222,9 @@ async function main() {
   process.stdout.write(
     `## Trace throughput (debug_traceTransaction, ${opt['trace-txs']} ERC-20 transfers, median of ${opt['trace-runs']} runs)\n\n`,
   );
-  process.stdout.write(table(['node', 'struct logs tx/s', 'struct logs per run', 'callTracer tx/s'], rows));
+  process.stdout.write(
+    table(['node', 'blocks', 'struct logs tx/s', 'struct logs per run', 'callTracer tx/s'], rows),
+  );
   process.stdout.write('\n');
 }
 
