@@ -15,6 +15,7 @@ import { initGenesis } from './chain/genesis.js';
 import { checkBlockFile, readBlockFile, writeBlockFile } from './chain/rlpFile.js';
 import { ConfigError } from './config/errors.js';
 import { createCommon, genesisHeaderFields } from './config/genesis.js';
+import { optionByName } from './config/options.js';
 import { type Config, RPC_API_GROUPS } from './config/types.js';
 import type { ConsensusEngine, NodeProducer } from './consensus/engine.js';
 import { createConsensusEngine } from './consensus/factory.js';
@@ -328,6 +329,7 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
   setLogFormat(config.loggingFormat);
   setLogLevel(config.logging);
   const log = logger('node');
+  checkPoaOptions(config);
   // Every file the node reads is checked before the data directory is touched: a bad key, credentials
   // or public key file stops the start with nothing written.
   const httpAuth = config.rpcHttpEnabled
@@ -523,6 +525,15 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
       await backend.close();
     },
   };
+}
+
+/** --poa-block-txs-selection-max-time is a share of a PoA block period: other networks have none. */
+function checkPoaOptions(config: Config): void {
+  const option = optionByName('--poa-block-txs-selection-max-time');
+  if (config.genesis.config.consensus === 'ethash' && config.poaBlockTxsSelectionMaxTime !== option?.default)
+    throw new ConfigError(
+      '--poa-block-txs-selection-max-time can only be used with PoA networks (Clique, IBFT 2.0, QBFT)',
+    );
 }
 
 /**

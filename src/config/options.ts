@@ -820,6 +820,17 @@ export const OPTIONS: readonly OptionSpec[] = [
     section: 'Mining',
     label: '<GAS>',
   }),
+  opt({
+    name: '--poa-block-txs-selection-max-time',
+    type: 'int',
+    field: 'poaBlockTxsSelectionMaxTime',
+    default: 75,
+    help: 'Time a Clique, IBFT 2.0 or QBFT block may spend selecting transactions, as a percentage of the block period (1 to 100); the block goes out with those selected so far. Refused on other networks',
+    section: 'Mining',
+    label: '<PERCENTAGE>',
+    min: 1,
+    max: 100,
+  }),
 
   // --- Transaction pool
   opt({

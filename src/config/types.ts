@@ -137,6 +137,8 @@ export interface Config {
   devBlockPeriod: number;
   minerExtraData: Uint8Array;
   targetGasLimit: bigint | undefined;
+  /** --poa-block-txs-selection-max-time: percentage of the block period selection may take (PoA). */
+  poaBlockTxsSelectionMaxTime: number;
 
   // --- transaction pool
   txPool: TxPoolImplementation;

@@ -27,6 +27,7 @@ import type { WriteBatch } from '../db/database.js';
 import type { BlockState } from '../state/blockState.js';
 import type { StateChanges } from '../state/flatState.js';
 import type { WorldState } from '../state/worldState.js';
+import { orderedTrieRoot } from '../util/orderedTrieRoot.js';
 import { useFastCommonLookups } from './commonLookups.js';
 import type { ConsensusRules } from './consensusRules.js';
 import { openOverlayState } from './overlayStore.js';
@@ -102,7 +103,7 @@ export class BlockProcessor {
     try {
       await tracer?.onBlockStart?.(block, vm);
       result = await runBlock(vm, {
-        block: this.withEngineReward(vm, this.executionView(block)),
+        block: withTxTrieRoot(this.withEngineReward(vm, this.executionView(block))),
         skipHeaderValidation: true,
         setHardfork: true,
         clearCache: false,
@@ -418,4 +419,18 @@ function cleanReason(err: unknown): string {
     .replace(/\s*\(block (num|number)=.*$/s, '')
     .replace(/ -> .*$/s, '')
     .trim();
+}
+
+/**
+ * `block` with its transactions root computed ahead of the library's block checks, which would build
+ * it entry by entry in a trie (~0.7 ms a transaction): one synchronous pass gives the same root.
+ */
+function withTxTrieRoot(block: Block): Block {
+  if (block.transactions.length === 0) return block;
+  const cache = (block as unknown as { cache: { txTrieRoot?: Uint8Array } }).cache;
+  cache.txTrieRoot ??= orderedTrieRoot(
+    block.transactions.map((tx) => tx.serialize()),
+    keccak256,
+  );
+  return block;
 }

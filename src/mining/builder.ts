@@ -43,6 +43,12 @@ export interface BuilderOptions {
   minPriorityFee(): bigint;
   /** --target-gas-limit, read at every block (miner_changeTargetGasLimit changes it). */
   targetGasLimit(): bigint | undefined;
+  /**
+   * Milliseconds transaction selection may take for block `number` (--poa-block-txs-selection-max-time
+   * of the block period on PoA networks); past it the block goes out with what was selected, the
+   * rest staying in the pool. Unlimited when absent or undefined.
+   */
+  selectionTimeLimitMs?(number: bigint): number | undefined;
 }
 
 export interface BuiltBlock {
@@ -165,6 +171,8 @@ export class BlockBuilder {
       await vm.evm.journal.checkpoint();
       try {
         await processor.startBlock(vm, execHeader);
+        const limit = this.opts.selectionTimeLimitMs?.(number);
+        const deadline = limit === undefined ? Number.POSITIVE_INFINITY : performance.now() + limit;
         const out = await this.fill(
           vm,
           common,
@@ -173,6 +181,7 @@ export class BlockBuilder {
           baseFee ?? 0n,
           signal,
           extras.transactions !== undefined,
+          deadline,
         );
         // The reward goes to the engine's fee recipient (the header's coinbase under proof of work).
         await processor.finishBlock(vm, new Block(draft, [], [], execBlock.withdrawals));
@@ -227,6 +236,7 @@ export class BlockBuilder {
     baseFee: bigint,
     signal: AbortSignal | undefined,
     strict = false,
+    deadline = Number.POSITIVE_INFINITY,
   ) {
     const header = execBlock.header;
 
@@ -253,6 +263,8 @@ export class BlockBuilder {
     const selection = new TxSelection(pending, baseFee);
     for (let entry = selection.peek(); entry; entry = selection.peek()) {
       if (signal?.aborted) throw new BuildAbortedError();
+      // Out of selection time: the block carries what is in, the rest waits in the pool.
+      if (!strict && performance.now() >= deadline) break;
       const tx = entry.tx;
       const tip = effectiveTip(tx, baseFee);
       if (strict) {

@@ -39,6 +39,8 @@ export class BftBlockCreator {
       minGasPrice: () => config.minGasPrice,
       minPriorityFee: () => config.minPriorityFee,
       targetGasLimit: () => config.targetGasLimit,
+      selectionTimeLimitMs: (number) =>
+        (engine.bft.schedule.at(number).blockPeriodSeconds * 1000 * config.poaBlockTxsSelectionMaxTime) / 100,
     });
   }
 

@@ -92,6 +92,8 @@ export class CliqueConsensus implements ConsensusEngine {
       minGasPrice: () => config.minGasPrice,
       minPriorityFee: () => config.minPriorityFee,
       targetGasLimit: () => config.targetGasLimit,
+      selectionTimeLimitMs: () =>
+        (this.clique.spec.blockPeriodSeconds * 1000 * config.poaBlockTxsSelectionMaxTime) / 100,
     });
     const producer = new BlockProducer(ctx.chain, ctx.importer, builder, engine, log, {
       isSyncing: ctx.isSyncing,
