@@ -133,8 +133,20 @@ export async function openChain(
     const headRoot = chain.headHeader().stateRoot;
     if (!world.flat.isAt(headRoot)) {
       if (world.hasState(headRoot)) {
-        logger('state').info('Building the flat state tables from the head state trie');
-        world.flat.rebuild(headRoot);
+        const log = logger('state');
+        log.info('Building the flat state tables from the head state trie');
+        const started = Date.now();
+        let lastLine = started;
+        world.flat.rebuild(headRoot, ({ accounts, slots }) => {
+          const now = Date.now();
+          if (now - lastLine < 5_000) return;
+          lastLine = now;
+          const rate = Math.round(((accounts + slots) * 1000) / (now - started));
+          log.info(
+            `Building the flat state tables: ${accounts} accounts, ${slots} storage slots, ${rate} entries/s`,
+          );
+        });
+        log.info(`Built the flat state tables in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       } else {
         // A chain written without its state (blocks stored, not executed): reads go to the trie.
         logger('state').warn(

@@ -46,6 +46,15 @@ function rangeEnd(hashedAddress: Uint8Array): Uint8Array {
   return end;
 }
 
+/** Entries written so far by `rebuild`. */
+export interface RebuildProgress {
+  accounts: number;
+  slots: number;
+}
+
+/** `rebuild` reports its progress every this many accounts or slots. */
+const PROGRESS_EVERY = 10_000;
+
 export class FlatState {
   private flatRoot: Uint8Array | undefined;
 
@@ -177,8 +186,9 @@ export class FlatState {
    * Rewrites the tables from the trie at `root` (its nodes must be committed). The tables name no
    * root until the last transaction, so a stop part-way leaves them unused, never wrong.
    */
-  rebuild(root: Uint8Array): void {
+  rebuild(root: Uint8Array, onProgress?: (progress: RebuildProgress) => void): void {
     if (this.isAt(root)) return;
+    const progress: RebuildProgress = { accounts: 0, slots: 0 };
     let batch = this.newBatch();
     batch.del('meta', FLAT_ROOT);
     this.db.commit(batch);
@@ -198,11 +208,15 @@ export class FlatState {
     const load = this.store.load;
     for (const [hashed, leaf] of trieEntriesSync(load, root)) {
       batch.put('flatAccounts', hashed, leaf);
+      progress.accounts++;
+      if (onProgress && progress.accounts % PROGRESS_EVERY === 0) onProgress(progress);
       flush();
       const storageRoot = (RLP.decode(leaf) as Uint8Array[])[2];
       if (equalsBytes(storageRoot, KECCAK256_RLP)) continue;
       for (const [slot, value] of trieEntriesSync(load, storageRoot)) {
         batch.put('flatStorage', slotKey(hashed, slot), RLP.decode(value) as Uint8Array);
+        progress.slots++;
+        if (onProgress && progress.slots % PROGRESS_EVERY === 0) onProgress(progress);
         flush();
       }
     }
