@@ -289,6 +289,10 @@ describe('engine API under a consensus driver (Cancun → Prague)', () => {
     only.timestamp = driver.timestamp;
     const s1 = await only.slot();
     const s2 = await only.slot();
+    // The first node's head moved to s2; past the merge it announces no block over devp2p, so the
+    // second node still lacks s1 a moment later (a NewBlock would have brought it).
+    await new Promise((r) => setTimeout(r, 750));
+    expect(await rpc(nodes[1]!.url, 'eth_getBlockByHash', [s1.payload.blockHash, false])).toBeNull();
     expect((await only.newPayload(b, s2)).result?.status).toBe('SYNCING');
     expect((await only.newPayload(b, s1)).result?.status).toBe('VALID');
     // The waiting child was imported behind its parent: fcU to it is VALID at once.
