@@ -262,7 +262,9 @@ export async function createBackend(config: Config, opts: BackendOptions = {}): 
     const network = config.p2pEnabled ? await createNetwork(config, ctx, txPool, nodeKey) : undefined;
     services.network = network;
     const engineService =
-      engine instanceof MergeConsensus ? createEngineService(config, ctx, txPool, engine) : undefined;
+      engine instanceof MergeConsensus
+        ? createEngineService(config, ctx, txPool, engine, network)
+        : undefined;
     services.engine = engineService;
     const devDriver =
       engineService && config.network === 'pos-dev'
@@ -315,6 +317,7 @@ function createEngineService(
   ctx: ChainContext,
   pool: TxPool,
   merge: MergeConsensus,
+  network: NetworkService | undefined,
 ): EngineService {
   const builder = new BlockBuilder(ctx.chain, ctx.importer, pool, {
     minGasPrice: () => config.minGasPrice,
@@ -329,6 +332,7 @@ function createEngineService(
     pool,
     extraData: () => config.minerExtraData,
     onDriven: () => merge.followEngine(),
+    isSyncing: () => network?.isSyncing ?? false,
   });
 }
 

@@ -167,6 +167,8 @@ export class NetworkService extends EventEmitter<{ syncing: [SyncStatus | false]
     }
     const hash = block.hash();
     peer.knownBlocks.add(hex(hash));
+    // A post-merge block is not gossiped: only the consensus layer makes it head.
+    if (block.header.difficulty === 0n && this.opts.propagateBlocks) return;
     if (td > peer.td) {
       peer.td = td;
       peer.headHash = hash;
@@ -216,7 +218,9 @@ export class NetworkService extends EventEmitter<{ syncing: [SyncStatus | false]
     const hash = head.hash();
     const key = hex(hash);
     const peers = [...this.ethPeers.values()].filter((p) => !p.knownBlocks.has(key));
-    if (!this.opts.propagateBlocks || peers.length === 0) return;
+    // After the merge (difficulty 0 on a proof-of-work chain) blocks come from the consensus layer:
+    // nothing is announced over devp2p any more.
+    if (!this.opts.propagateBlocks || head.header.difficulty === 0n || peers.length === 0) return;
     const raw = this.opts.chain.getRawBlock(hash);
     const td = this.opts.chain.getTotalDifficulty(hash);
     if (!raw || td === undefined) return;

@@ -1,19 +1,25 @@
 /**
- * Two real nodes under one consensus driver over their engine ports (HTTP + JWT), on a chain with
+ * Two real nodes, peered over devp2p on 127.0.0.1, under one consensus driver over their engine ports
+ * (HTTP + JWT), on a chain with
  * Cancun from genesis and Prague from timestamp 48 (engine V3, then V4): blocks every slot with a
  * blob transaction and withdrawals, both nodes agree on every block; a reorg to another branch and
  * back; invalid payloads answered as the specification says and never imported; a payload with an
  * unknown parent kept and imported once the gap closes; fork and version checks; JWT rules on HTTP and
- * WebSocket.
+ * WebSocket. Transactions gossip between the peers (one sent to the second node lands in a payload the
+ * first builds); blocks reach each node only through the engine API.
  */
 
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createCommonFromGethGenesis } from '@ethereumjs/common';
 import { createBlob4844Tx, createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { bytesToHex } from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { customCrypto } from '../../src/crypto/index.js';
+import { nodePublicKey } from '../../src/crypto/nodeKey.js';
 import { freePort, type NodeProcess, removeDir, rpc, startNode, tempDir } from '../helpers/node.js';
+import { until } from '../p2p/helpers.js';
 import {
   ConsensusDriver,
   DEV_KEY,
@@ -40,10 +46,18 @@ describe('engine API under a consensus driver (Cancun → Prague)', () => {
   let side: Slot;
 
   beforeAll(async () => {
+    // Two node keys and P2P ports; the second node names the first as its static peer.
+    const keys = [1, 2].map((b) => new Uint8Array(32).fill(b));
+    const p2pPorts = [await freePort(), await freePort()];
+    const enodes = keys.map(
+      (k, i) => `enode://${Buffer.from(nodePublicKey(k)).toString('hex')}@127.0.0.1:${p2pPorts[i]}`,
+    );
     for (let i = 0; i < 2; i++) {
       const dir = tempDir('alder-engine-');
       dirs.push(dir);
       const setup = writeSetup(dir, genesis);
+      writeFileSync(join(dir, 'key'), bytesToHex(keys[i]!));
+      if (i === 1) writeFileSync(join(dir, 'static-nodes.json'), JSON.stringify([enodes[0]]));
       const port = await freePort();
       nodes.push(
         await startNode([
@@ -51,10 +65,26 @@ describe('engine API under a consensus driver (Cancun → Prague)', () => {
           `--data-path=${dir}`,
           `--engine-rpc-port=${port}`,
           `--engine-jwt-secret=${setup.secret}`,
+          '--p2p-enabled=true',
+          '--p2p-interface=127.0.0.1',
+          `--p2p-port=${p2pPorts[i]}`,
+          '--discovery-enabled=false',
+          '--rpc-http-api=ETH,NET,WEB3,ADMIN,TXPOOL',
         ]),
       );
       engines.push(`http://127.0.0.1:${port}`);
     }
+    // Peered over devp2p before the first slot.
+    await until(
+      'the two nodes to be peers',
+      async () => {
+        const counts = await Promise.all(nodes.map((n) => rpc<string>(n.url, 'net_peerCount')));
+        return counts.every((c) => c === '0x1') ? true : undefined;
+      },
+      20_000,
+    );
+    const peers = await rpc<Array<{ enode: string }>>(nodes[0]!.url, 'admin_peers');
+    expect(peers.map((p) => p.enode.split('@')[0])).toEqual([enodes[1]!.split('@')[0]]);
     const g = await rpc<{ hash: string }>(nodes[0]!.url, 'eth_getBlockByNumber', ['0x0', false]);
     driver = new ConsensusDriver(engines, g.hash, PRAGUE_TIME);
   }, 60_000);
@@ -132,6 +162,44 @@ describe('engine API under a consensus driver (Cancun → Prague)', () => {
     );
   });
 
+  it('gossips transactions between the peers: one sent to the second node lands in a payload the first builds', async () => {
+    const common = createCommonFromGethGenesis(genesis as never, {
+      chain: 'test',
+      customCrypto: customCrypto(),
+    });
+    common.setHardfork('prague');
+    const tx = createFeeMarket1559Tx(
+      {
+        chainId: 1337,
+        nonce: 1,
+        maxFeePerGas: 10n ** 10n,
+        maxPriorityFeePerGas: 10n ** 9n,
+        gasLimit: 21000,
+        to: TO,
+        value: 5n,
+      },
+      { common },
+    ).sign(DEV_KEY);
+    const hash = await rpc<string>(nodes[1]!.url, 'eth_sendRawTransaction', [bytesToHex(tx.serialize())]);
+    await until(
+      'the transaction in the first node pool',
+      async () => ((await rpc(nodes[0]!.url, 'eth_getTransactionByHash', [hash])) ? true : undefined),
+      15_000,
+    );
+    const s = await driver.slot();
+    expect(s.payload.transactions).toEqual([bytesToHex(tx.serialize())]);
+    for (const n of nodes) {
+      const b = await rpc<{ hash: string; transactions: string[] }>(n.url, 'eth_getBlockByNumber', [
+        'latest',
+        false,
+      ]);
+      expect(b).toMatchObject({ hash: s.payload.blockHash, transactions: [hash] });
+    }
+    // Still peers after the blocks of the merge-era chain: no block message broke the link.
+    for (const n of nodes) expect(await rpc(n.url, 'net_peerCount')).toBe('0x1');
+    slots.push(s);
+  });
+
   it('answers invalid payloads as the specification says and never imports them', async () => {
     const s = await driver.build();
     const url = engines[1]!;
@@ -189,15 +257,15 @@ describe('engine API under a consensus driver (Cancun → Prague)', () => {
     for (const bad of [badRoot, badHash, orphan]) {
       expect(await rpc(nodes[1]!.url, 'eth_getBlockByHash', [bad.blockHash, false])).toBeNull();
     }
-    expect(await rpc(nodes[1]!.url, 'eth_blockNumber')).toBe('0x6');
+    expect(await rpc(nodes[1]!.url, 'eth_blockNumber')).toBe('0x7');
   });
 
   it('reorganises to another branch and back; fcU to an ancestor is ignored', async () => {
     const base = slots[3]!.payload.blockHash; // block 4
-    const tipA = driver.head; // block 6
+    const tipA = driver.head; // block 7
     for (const url of engines) expect((await driver.newPayload(url, side)).result?.status).toBe('VALID');
     // Stored, not head until fork choice names it.
-    expect(await rpc(nodes[0]!.url, 'eth_blockNumber')).toBe('0x6');
+    expect(await rpc(nodes[0]!.url, 'eth_blockNumber')).toBe('0x7');
     await driver.forkchoice(side.payload.blockHash, base, ZERO32);
     for (const n of nodes) {
       const b = await rpc<{ hash: string; number: string }>(n.url, 'eth_getBlockByNumber', ['latest', false]);
@@ -221,6 +289,10 @@ describe('engine API under a consensus driver (Cancun → Prague)', () => {
     only.timestamp = driver.timestamp;
     const s1 = await only.slot();
     const s2 = await only.slot();
+    // The first node's head moved to s2; past the merge it announces no block over devp2p, so the
+    // second node still lacks s1 a moment later (a NewBlock would have brought it).
+    await new Promise((r) => setTimeout(r, 750));
+    expect(await rpc(nodes[1]!.url, 'eth_getBlockByHash', [s1.payload.blockHash, false])).toBeNull();
     expect((await only.newPayload(b, s2)).result?.status).toBe('SYNCING');
     expect((await only.newPayload(b, s1)).result?.status).toBe('VALID');
     // The waiting child was imported behind its parent: fcU to it is VALID at once.

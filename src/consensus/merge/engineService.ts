@@ -124,6 +124,8 @@ export interface EngineServiceDeps {
   extraData(): Uint8Array;
   /** Called when a consensus client first drives the chain (the head then moves only by fork choice). */
   onDriven?(): void;
+  /** Whether the node's P2P full sync is running (payloads and fork choices then answer SYNCING). */
+  isSyncing?(): boolean;
 }
 
 /** Milestones Besu's engine methods check payload timestamps against. */
@@ -297,7 +299,13 @@ export class EngineService {
       return invalid(latestValid(), 'block timestamp not greater than parent');
     if (!parent) {
       this.keepWaiting(block);
-      return { status: 'SYNCING', latestValidHash: null, validationError: null };
+      return syncing();
+    }
+    // While the node syncs over devp2p its head is not the consensus client's: nothing is executed.
+    if (this.deps.isSyncing?.()) return syncing();
+    if (!this.descendsFromTerminal(block.header)) {
+      this.badBlocks.set(bytesToHex(hash), ZERO32);
+      return invalid(ZERO32, `${bytesToHex(hash)} did not descend from terminal block`);
     }
     const badParent = this.badBlocks.get(bytesToHex(payload.parentHash));
     if (badParent !== undefined) {
@@ -475,8 +483,13 @@ export class EngineService {
         payloadId: null,
       };
     const newHead = chain.getHeader(state.headBlockHash);
-    if (!newHead) return { payloadStatus: syncing(), payloadId: null };
+    if (!newHead || this.deps.isSyncing?.()) return { payloadStatus: syncing(), payloadId: null };
     if (!this.isValidForkchoiceState(state, newHead)) throw new EngineApiError('INVALID_FORKCHOICE_STATE');
+    if (!this.descendsFromTerminal(newHead))
+      return {
+        payloadStatus: invalid(ZERO32, `${headKey} did not descend from terminal block`),
+        payloadId: null,
+      };
 
     const current = chain.head();
     let ignored = false;
@@ -523,6 +536,28 @@ export class EngineService {
     if (!safe) return false;
     if (finalized && !this.isAncestor(finalized, safe)) return false;
     return this.isAncestor(safe, head);
+  }
+
+  /**
+   * Whether `header` is a valid terminal proof-of-work block or lies on a chain that passed one
+   * (EIP-3675): a proof-of-work block qualifies only when its total difficulty reaches the terminal
+   * total difficulty and its parent's does not (or it is the genesis block reaching it); a
+   * proof-of-stake block adds no difficulty, so its chain's total difficulty is that of the last
+   * proof-of-work block it descends from and must reach the terminal total difficulty.
+   */
+  private descendsFromTerminal(header: BlockHeader): boolean {
+    const { chain } = this.deps;
+    const ttd = this.terminalTotalDifficulty;
+    if (header.difficulty === 0n) {
+      const parentTd = chain.getTotalDifficulty(header.parentHash);
+      // An unknown parent is a payload kept for later: it is checked once imported.
+      return parentTd === undefined || parentTd >= ttd;
+    }
+    const td = chain.getTotalDifficulty(header.hash());
+    if (td === undefined || td < ttd) return false;
+    if (header.number === 0n) return true;
+    const parentTd = chain.getTotalDifficulty(header.parentHash);
+    return parentTd !== undefined && parentTd < ttd;
   }
 
   /** Whether `ancestor` is `descendant` or one of its ancestors. */
