@@ -71,9 +71,21 @@ export async function startNode(
   const port = await freePort();
   // Nodes run without networking unless the test configures it (they would all want port 30303).
   const p2p = args.some((a) => a.startsWith('--p2p-')) ? [] : ['--p2p-enabled=false'];
+  // A merge genesis opens the engine port too (8551 by default): a free one, as for JSON-RPC.
+  const engine = args.some((a) => a.startsWith('--engine-rpc-port'))
+    ? []
+    : [`--engine-rpc-port=${await freePort()}`];
   const child = spawn(
     process.execPath,
-    [BIN, ...args, ...p2p, '--rpc-http-enabled', '--rpc-http-host=127.0.0.1', `--rpc-http-port=${port}`],
+    [
+      BIN,
+      ...args,
+      ...p2p,
+      ...engine,
+      '--rpc-http-enabled',
+      '--rpc-http-host=127.0.0.1',
+      `--rpc-http-port=${port}`,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } },
   );
   let out = '';
