@@ -10,12 +10,14 @@
  * `finishBlock` here, the only copies of them in Alder.
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
-import type { Common } from '@ethereumjs/common';
+import { type Common, Hardfork } from '@ethereumjs/common';
+import type { TypedTransaction } from '@ethereumjs/tx';
 import {
   Account,
   Address,
   bigIntToAddressBytes,
   bigIntToBytes,
+  bytesToHex,
   createAddressFromString,
   setLengthLeft,
 } from '@ethereumjs/util';
@@ -27,6 +29,7 @@ import type { WriteBatch } from '../db/database.js';
 import type { BlockState } from '../state/blockState.js';
 import type { StateChanges } from '../state/flatState.js';
 import type { WorldState } from '../state/worldState.js';
+import { Lru } from '../util/lru.js';
 import { orderedTrieRoot } from '../util/orderedTrieRoot.js';
 import { useFastCommonLookups } from './commonLookups.js';
 import type { ConsensusRules } from './consensusRules.js';
@@ -64,6 +67,8 @@ export interface ReplayOptions<T> {
 
 const BEACON_ROOTS_ADDRESS = createAddressFromString('0x000f3df6d732807ef1319fb7b8bb8522d0beac02');
 const GWEI = 1_000_000_000n;
+/** Blocks whose replay VM is kept positioned for tracing their next transaction. */
+const POSITIONED_BLOCKS = 4;
 
 /** Thrown inside a replay to leave `runBlock` once the inspected point has run. */
 class ReplayStop extends Error {}
@@ -75,6 +80,8 @@ export class BlockProcessor {
   private readonly hashes: AncestorHashes;
   /** keccak256 preimages of the addresses and slots the block being executed wrote (debug ranges). */
   private readonly preimages = new Map<Uint8Array, Uint8Array>();
+  /** Replay VMs positioned after a transaction of a stored block, by block hash (`replayTransaction`). */
+  private readonly positioned = new Lru<string, { vm: VM; next: number }>(POSITIONED_BLOCKS);
   /** The changes of the last block the builder filled, by its state root. */
   private built: { root: Uint8Array; changes: StateChanges } | undefined;
 
@@ -245,6 +252,10 @@ export class BlockProcessor {
    * Runs `work` on transaction `index` of `block` at its pre-state (the block's earlier transactions
    * and system writes applied) on a private VM over an overlay, nothing written. `run` executes the
    * transaction as the block does, once, with `tracer` attached.
+   *
+   * The VM is kept afterwards, positioned after that transaction, so a following call for a later
+   * transaction of the same block continues from there instead of replaying the block from its start
+   * (tracing a block's transactions one by one replays it once, not once per transaction).
    */
   async replayTransaction<T>(
     block: Block,
@@ -254,18 +265,81 @@ export class BlockProcessor {
     const tx = block.transactions[index];
     if (!tx) throw new RangeError(`block ${block.header.number} has no transaction ${index}`);
     const view = this.executionView(block);
+    const runOne = (vm: VM, t: TypedTransaction) =>
+      runTx(vm, { tx: t, block: view, skipHardForkValidation: true, skipBlockGasLimitValidation: true });
+    const key = bytesToHex(block.hash());
+    // Taken out of the cache while in use: two requests never share a VM.
+    let positioned = this.positioned.get(key);
+    if (positioned !== undefined) this.positioned.delete(key);
+    if (positioned !== undefined && positioned.next > index) positioned = undefined;
+    positioned ??= await this.positionAtStart(block);
+    if (positioned === undefined) return this.replayTransactionFromStart(block, index, work, runOne);
+    const { vm } = positioned;
+    try {
+      for (; positioned.next < index; positioned.next++)
+        await runOne(vm, block.transactions[positioned.next]);
+    } catch (err) {
+      throw new BlockExecutionError(cleanReason(err));
+    }
+    let ran = false;
+    const result = await work(async (tracer) => {
+      if (ran) throw new Error('a transaction runs once');
+      ran = true;
+      const detach = tracer ? attachTracer(vm, tracer) : undefined;
+      try {
+        return await runOne(vm, tx);
+      } finally {
+        detach?.();
+      }
+    });
+    if (!ran) await runOne(vm, tx);
+    // Kept only after a clean run: a failed or aborted one leaves the VM where nobody can trust it.
+    positioned.next = index + 1;
+    if (positioned.next < block.transactions.length) this.positioned.set(key, positioned);
+    return result;
+  }
+
+  /**
+   * A private VM over an overlay of `block`'s parent state with the block's opening system writes
+   * applied, ready for its first transaction; undefined for blocks the library opens with more than
+   * that (the DAO transition, block access lists, two-dimensional gas), which replay through `runBlock`.
+   */
+  private async positionAtStart(block: Block): Promise<{ vm: VM; next: number } | undefined> {
+    const parent = this.chain.getHeader(block.header.parentHash);
+    if (!parent) throw new Error(`parent of block ${block.header.number} is unknown`);
+    const common = this.executionCommon();
+    common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp });
+    if (common.isActivatedEIP(7928) || common.isActivatedEIP(8037)) return undefined;
+    if (
+      common.hardforkIsActiveOnBlock(Hardfork.Dao, block.header.number) &&
+      block.header.number === common.hardforkBlock(Hardfork.Dao)
+    )
+      return undefined;
+    const vm = await createVM({
+      common,
+      stateManager: openOverlayState(this.world, parent.stateRoot, common),
+      blockchain: new AncestorHashes(this.chain, parent) as never,
+    });
+    await vm.evm.journal.checkpoint();
+    await this.startBlock(vm, block.header);
+    return { vm, next: 0 };
+  }
+
+  /** `replayTransaction` through `runBlock`, stopped before the transaction. */
+  private async replayTransactionFromStart<T>(
+    block: Block,
+    index: number,
+    work: (run: (tracer?: BlockTracer) => Promise<RunTxResult>) => Promise<T>,
+    runOne: (vm: VM, tx: TypedTransaction) => Promise<RunTxResult>,
+  ): Promise<T> {
+    const tx = block.transactions[index];
     const result = await this.replay(block, {
       stopBeforeTx: index,
       inspect: (vm) =>
         work(async (tracer) => {
           const detach = tracer ? attachTracer(vm, tracer) : undefined;
           try {
-            return await runTx(vm, {
-              tx,
-              block: view,
-              skipHardForkValidation: true,
-              skipBlockGasLimitValidation: true,
-            });
+            return await runOne(vm, tx);
           } finally {
             detach?.();
           }

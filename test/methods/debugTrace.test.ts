@@ -123,6 +123,36 @@ describe('debug_trace* options and bad input', () => {
     }
   });
 
+  it('transactions traced one by one in any order, skipping and after an aborted trace, match the block trace', async () => {
+    for (const number of ['0x4', '0x13', '0x15']) {
+      for (const options of [{ disableMemory: false }, { tracer: 'callTracer' }]) {
+        const block = (await chain.call('debug_traceBlockByNumber', [number, options])).result as {
+          txHash: string;
+          result: unknown;
+        }[];
+        const n = block.length;
+        // Last to first, then every other one, then each after an expired trace of the one before.
+        const order = [
+          ...block.map((_, i) => n - 1 - i),
+          ...block.map((_, i) => i).filter((i) => i % 2 === 1),
+        ];
+        for (const i of order) {
+          const alone = await chain.call('debug_traceTransaction', [block[i].txHash, options]);
+          expect(alone.result).toEqual(block[i].result);
+        }
+        for (let i = 1; i < n; i++) {
+          const expired = await chain.call('debug_traceTransaction', [
+            block[i - 1].txHash,
+            { ...options, timeout: '1ns' },
+          ]);
+          expect(expired.error).toBeDefined();
+          const alone = await chain.call('debug_traceTransaction', [block[i].txHash, options]);
+          expect(alone.result).toEqual(block[i].result);
+        }
+      }
+    }
+  });
+
   it('debug_traceBlock takes the block RLP and answers as debug_traceBlockByNumber', async () => {
     const rlp = (await chain.call('debug_getRawBlock', ['0x4'])).result as string;
     const byRlp = await chain.call('debug_traceBlock', [rlp]);

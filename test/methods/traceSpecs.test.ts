@@ -115,6 +115,23 @@ describe('Besu trace/ spec cases', () => {
     await chain?.close();
   });
 
+  it('trace_transaction of each transaction of a block, in any order, matches its traces in trace_block', async () => {
+    let multi = 0;
+    for (let n = 1; n <= 64 && multi < 3; n++) {
+      const got = await chain.call('trace_block', [`0x${n.toString(16)}`]);
+      const traces = (got.result ?? []) as { transactionHash?: string | null }[];
+      const hashes = [...new Set(traces.map((t) => t.transactionHash).filter((h) => typeof h === 'string'))];
+      if (hashes.length < 2) continue;
+      multi++;
+      for (const hash of [...hashes].reverse().concat(hashes)) {
+        const alone = await chain.call('trace_transaction', [hash]);
+        expect(alone.error).toBeUndefined();
+        expect(alone.result).toEqual(traces.filter((t) => t.transactionHash === hash));
+      }
+    }
+    expect(multi).toBeGreaterThan(0);
+  });
+
   for (const spec of loadSpecs()) {
     it(spec.file, async () => {
       for (const { request, response } of spec.exchanges) {

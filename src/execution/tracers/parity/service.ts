@@ -11,6 +11,7 @@ import type { VM } from '@ethereumjs/vm';
 import type { BlockProcessor } from '../../blockProcessor.js';
 import type { ConsensusRules } from '../../consensusRules.js';
 import { type CallRequest, type CallSimulator, InvalidSimulationError } from '../../simulator.js';
+import type { BlockTracer } from '../../tracer.js';
 import { type FlatTraceJson, flatTraces } from './flat.js';
 import { FrameTracer, type TracedTransaction } from './frames.js';
 import { rewardTraces } from './rewards.js';
@@ -81,9 +82,19 @@ export class ParityTracer {
         for (const t of flatTraces(traced, { creationMethod: true, block: info })) await each(t);
       });
       const only = opts.only;
-      tracer.onlyIndex = only;
-      // Nothing after the (last) traced transaction matters: no rewards, no state root to check.
-      await this.processor.replay(block, { tracer, stopAfterTx: only ?? block.transactions.length - 1 });
+      if (only === undefined) {
+        // Nothing after the last transaction matters: no rewards, no state root to check.
+        await this.processor.replay(block, { tracer, stopAfterTx: block.transactions.length - 1 });
+      } else {
+        // One transaction on its pre-state (a following one of the same block continues from there).
+        const hooks: BlockTracer = {
+          onTxStart: (tx, _index, vm) => tracer.onTxStart(tx, only, vm),
+          onTxEnd: (tx, _index, result) => tracer.onTxEnd(tx, only, result),
+          onEnter: (message) => tracer.onEnter(message),
+          onExit: (result) => tracer.onExit(result),
+        };
+        await this.processor.replayTransaction(block, only, (run) => run(hooks));
+      }
       if (tracer.failure !== undefined) throw tracer.failure;
     }
     if (opts.rewards) for (const t of rewardTraces(block, this.rules)) await each(t);
