@@ -16,15 +16,23 @@ export const CONFORMANCE = join(SHARED, 'conformance');
 
 const execFileP = promisify(execFile);
 
+/** Ports this process handed out: a port is released until its node binds it, so never twice. */
+const handedOut = new Set<number>();
+
 export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => res(port));
+  for (;;) {
+    const port = await new Promise<number>((res, rej) => {
+      const s = createServer();
+      s.once('error', rej);
+      s.listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as { port: number };
+        s.close(() => res(port));
+      });
     });
-  });
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
 }
 
 export function tempDir(prefix = 'alder-test-'): string {
