@@ -135,21 +135,7 @@ export class BftConsensus implements ConsensusEngine {
   async verifySeal(header: BlockHeader): Promise<string | undefined> {
     const parent = this.chain.getHeader(header.parentHash);
     if (!parent) return `parent ${bytesToHex(header.parentHash)} is unknown`;
-    const extra = this.decode(header);
-    if (typeof extra === 'string') return extra;
-    let validators: readonly string[];
-    try {
-      validators = await this.bft.validatorsAfter(parent);
-    } catch (err) {
-      return `validators after block ${parent.number} are unknown: ${err instanceof Error ? err.message : String(err)}`;
-    }
-    return checkValidatorRules(
-      this.variant,
-      header,
-      extra,
-      validators,
-      this.bft.validators.isContractMode(header.number),
-    );
+    return this.checkValidators(header, parent);
   }
 
   /**
@@ -162,6 +148,15 @@ export class BftConsensus implements ConsensusEngine {
     if (!parent) return `parent ${bytesToHex(header.parentHash)} is unknown`;
     const rules = this.verifyHeaderAlone(header) ?? this.verifyHeader(header, parent);
     if (rules) return rules;
+    return this.checkValidators(header, parent, { seals: false });
+  }
+
+  /** `checkValidatorRules` against the validator set after `parent` (read from its contract if so). */
+  private async checkValidators(
+    header: BlockHeader,
+    parent: BlockHeader,
+    opts: { seals?: boolean } = {},
+  ): Promise<string | undefined> {
     const extra = this.decode(header);
     if (typeof extra === 'string') return extra;
     let validators: readonly string[];
@@ -176,7 +171,7 @@ export class BftConsensus implements ConsensusEngine {
       extra,
       validators,
       this.bft.validators.isContractMode(header.number),
-      { seals: false },
+      opts,
     );
   }
 

@@ -9,7 +9,7 @@ import { verifyEngineToken } from '../auth/engineJwt.js';
 import type { DispatchContext, Dispatcher } from '../dispatch.js';
 import { UNAUTHORIZED } from '../errors.js';
 import type { Services } from '../services.js';
-import { startWsServer, type WsServer } from './ws.js';
+import { readBody, startWsServer, type WsServer } from './ws.js';
 
 export interface EngineServerOptions {
   host: string;
@@ -68,28 +68,5 @@ export async function startEngineServer(opts: EngineServerOptions): Promise<WsSe
     httpRequest,
     acceptUpgrade: authorized,
     transport: 'engine',
-  });
-}
-
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (chunk: Buffer) => {
-      if (over) return;
-      size += chunk.length;
-      if (size > limit) {
-        over = true;
-        chunks.length = 0;
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (!over) resolve(Buffer.concat(chunks).toString('utf8'));
-    });
-    req.on('error', reject);
   });
 }

@@ -563,7 +563,7 @@ function toBuffer(data: RawData): Buffer {
 }
 
 /** The request body, or undefined once it passes `limit` bytes. */
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+export function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
