@@ -4,9 +4,10 @@
  */
 import { arch, platform } from 'node:os';
 import { join } from 'node:path';
-import { createBlockFromRLP } from '@ethereumjs/block';
+import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util';
+import { BlockDecoder } from './chain/blockDecoder.js';
 import { ChainStore } from './chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './chain/errors.js';
 import { FeeOracle } from './chain/fees.js';
@@ -632,15 +633,16 @@ export async function importBlocks(
   const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });
   let imported = 0;
   let skipped = 0;
+  const decoder = new BlockDecoder(ctx.common);
   // One cheap pass over the files gives the progress display its total (blocks are not decoded).
   let total = 0;
   if (opts.onProgress) for (const file of files) for (const _ of readBlockFile(file)) total++;
   try {
     for (const file of files) {
       for (const { rlp, offset } of readBlockFile(file)) {
-        let block: ReturnType<typeof createBlockFromRLP>;
+        let block: Block;
         try {
-          block = createBlockFromRLP(rlp, { common: ctx.common, setHardfork: true });
+          block = decoder.fromRLP(rlp);
         } catch (err) {
           throw new Error(
             `${file}: cannot decode the block at byte ${offset}: ${(err as Error).message.split('\n')[0]}`,
