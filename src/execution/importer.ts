@@ -16,6 +16,7 @@ import { FlatState } from '../state/flatState.js';
 import type { WorldState } from '../state/worldState.js';
 import { type BlockExecution, BlockExecutionError, BlockProcessor } from './blockProcessor.js';
 import type { ConsensusRules } from './consensusRules.js';
+import { sharedSenderRecovery } from './senderRecovery.js';
 import type { BlockTracer } from './tracer.js';
 
 export interface ImporterOptions {
@@ -79,7 +80,11 @@ export class BlockImporter {
    * written and flushed (blocks are still stored one after another, one transaction each).
    */
   async importBlock(block: Block, tracer?: BlockTracer): Promise<ImportResult> {
-    const staged = await this.enqueue(() => this.doImport(block, tracer), { overlapCommit: true });
+    // Senders recover on a worker thread while earlier queued blocks execute.
+    const senders = sharedSenderRecovery().prefetch(block);
+    const staged = await this.enqueue(() => this.doImport(block, tracer, senders), {
+      overlapCommit: true,
+    });
     await staged.durable;
     return staged.result;
   }
@@ -231,6 +236,7 @@ export class BlockImporter {
   private async doImport(
     given: Block,
     tracer: BlockTracer | undefined,
+    senders: Promise<void>,
   ): Promise<{ result: ImportResult; durable: Promise<void> }> {
     const block = this.rules.reviewBlock?.(given) ?? given;
     const hash = block.hash();
@@ -244,6 +250,7 @@ export class BlockImporter {
       const sealReason = await rules.verifySeal(block.header);
       if (sealReason) throw this.invalid(block, sealReason);
     }
+    await senders;
     const batch = this.chain.newBatch();
     let execution: BlockExecution;
     try {
