@@ -620,6 +620,9 @@ async function createNetwork(
   });
 }
 
+/** Blocks `blocks import` keeps queued behind the one it waits for. */
+const IMPORT_AHEAD = 2;
+
 export async function importBlocks(
   config: Config,
   files: string[],
@@ -637,13 +640,13 @@ export async function importBlocks(
   // One cheap pass over the files gives the progress display its total (blocks are not decoded).
   let total = 0;
   if (opts.onProgress) for (const file of files) for (const _ of readBlockFile(file)) total++;
-  // One block is queued ahead of the one being awaited: it executes while the other's transaction
-  // is written and flushed (see `BlockImporter.importBlock`).
-  let ahead: { block: Block; result: Promise<'imported' | 'known'> } | undefined;
+  // Blocks are queued ahead of the one being awaited: the next executes while the other's
+  // transaction is written and flushed (see `BlockImporter.importBlock`).
+  const ahead: Array<{ block: Block; result: Promise<'imported' | 'known'> }> = [];
   const settle = async (): Promise<void> => {
-    if (ahead === undefined) return;
-    const { block, result: pending } = ahead;
-    ahead = undefined;
+    const oldest = ahead.shift();
+    if (oldest === undefined) return;
+    const { block, result: pending } = oldest;
     let result: 'imported' | 'known';
     try {
       result = await pending;
@@ -674,7 +677,7 @@ export async function importBlocks(
         try {
           block = decoder.fromRLP(rlp);
         } catch (err) {
-          await settle();
+          while (ahead.length > 0) await settle();
           throw new Error(
             `${file}: cannot decode the block at byte ${offset}: ${(err as Error).message.split('\n')[0]}`,
           );
@@ -682,11 +685,11 @@ export async function importBlocks(
         const next = { block, result: ctx.importer.importBlock(block) };
         // Awaited by `settle`; a block after a refused one fails too and is not reported.
         next.result.catch(() => undefined);
-        await settle();
-        ahead = next;
+        ahead.push(next);
+        if (ahead.length > IMPORT_AHEAD) await settle();
       }
     }
-    await settle();
+    while (ahead.length > 0) await settle();
     const head = ctx.chain.head();
     return { imported, skipped, head: { number: head.number, hash: bytesToHex(head.hash) } };
   } finally {
