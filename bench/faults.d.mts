@@ -50,6 +50,7 @@ export interface FaultRunResult {
     balanceErrors: number;
     unconfirmedCanonical: number;
     badHeads: number;
+    forkchoiceLost: number;
     phases: Record<string, number>;
     builtOn: boolean;
   };

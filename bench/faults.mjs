@@ -152,6 +152,9 @@ async function rpc(url, method, params = []) {
 
 const hexNumber = (n) => `0x${n.toString(16)}`;
 
+/** Every node this process started and that has not exited: stopped by PID if the run is interrupted. */
+const children = new Set();
+
 /**
  * Starts `alder` with args (P2P off unless `p2p`); resolves once it answers, with the time that took.
  */
@@ -160,6 +163,8 @@ async function startAlder(args, port, { p2p = false } = {}) {
   const child = spawn(process.execPath, [BIN, ...(p2p ? [] : ['--p2p-enabled=false']), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   let out = '';
   child.stdout.on('data', (d) => {
     out = (out + d).slice(-20_000);
@@ -504,6 +509,8 @@ async function nodeIdentity(seed, port) {
 function runAlder(args) {
   return new Promise((res) => {
     const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
     let out = '';
     child.stdout.on('data', (d) => {
       out = (out + d).slice(-20_000);
@@ -907,6 +914,7 @@ async function engineKills({ kills, rand, log, minRunMs, maxRunMs }) {
     balanceErrors: 0,
     unconfirmedCanonical: 0,
     badHeads: 0,
+    forkchoiceLost: 0,
     phases: Object.fromEntries(ENGINE_PHASES.map((p) => [p, 0])),
     restartMs: [],
   };
@@ -914,6 +922,17 @@ async function engineKills({ kills, rand, log, minRunMs, maxRunMs }) {
   const confirmed = new Map(); // number → hash: made head by a VALID forkchoiceUpdated
   const newPayloadOnly = new Map(); // hash → number: sent by newPayload, not (yet) in a forkchoiceUpdated
   const fcuSent = new Set(); // hashes a forkchoiceUpdated was sent for (answered or not)
+  let finalizedMade = ZERO32; // the finalized block of the last VALID forkchoiceUpdated
+  const finalizedSent = new Set(); // finalized blocks of forkchoiceUpdated calls sent since, unanswered
+  const forkchoice = async (state, attributes) => {
+    finalizedSent.add(state.finalizedBlockHash);
+    const answer = await engineCall(engineUrl, 'engine_forkchoiceUpdatedV3', [state, attributes]);
+    if (answer.payloadStatus.status === 'VALID') {
+      finalizedMade = state.finalizedBlockHash;
+      finalizedSent.clear();
+    }
+    return answer;
+  };
   let node = await startAlder(args, port);
   await transfers.initial(node.url);
   const genesis = await rpc(node.url, 'eth_getBlockByNumber', ['0x0', false]);
@@ -925,7 +944,7 @@ async function engineKills({ kills, rand, log, minRunMs, maxRunMs }) {
     const timestamp = head.timestamp + 12;
     const beaconRoot = `0x${createHmac('sha256', 'beacon').update(`${head.hash}${timestamp}`).digest('hex')}`;
     const finalized = confirmed.get(head.number - 8) ?? ZERO32;
-    const fcu = await engineCall(engineUrl, 'engine_forkchoiceUpdatedV3', [
+    const fcu = await forkchoice(
       { headBlockHash: head.hash, safeBlockHash: head.hash, finalizedBlockHash: finalized },
       {
         timestamp: hexNumber(timestamp),
@@ -934,7 +953,7 @@ async function engineKills({ kills, rand, log, minRunMs, maxRunMs }) {
         withdrawals: [],
         parentBeaconBlockRoot: beaconRoot,
       },
-    ]);
+    );
     if (fcu.payloadStatus.status !== 'VALID' || !fcu.payloadId)
       throw new Error(`forkchoiceUpdated with attributes: ${JSON.stringify(fcu)}`);
     if (stopAt === 'after-fcu-attributes') return;
@@ -951,10 +970,10 @@ async function engineKills({ kills, rand, log, minRunMs, maxRunMs }) {
     if (stopAt === 'after-newPayload') return;
     fcuSent.add(block.hash);
     newPayloadOnly.delete(block.hash);
-    const made = await engineCall(engineUrl, 'engine_forkchoiceUpdatedV3', [
+    const made = await forkchoice(
       { headBlockHash: block.hash, safeBlockHash: block.hash, finalizedBlockHash: finalized },
       null,
-    ]);
+    );
     if (made.payloadStatus.status !== 'VALID') throw new Error(`forkchoiceUpdated: ${JSON.stringify(made)}`);
     confirmed.set(block.number, block.hash);
     head = block;
@@ -1010,16 +1029,37 @@ async function engineKills({ kills, rand, log, minRunMs, maxRunMs }) {
         head = byHash.get(latest.hash);
         confirmed.set(head.number, head.hash);
       }
+      // Safe and finalized as the last forkchoiceUpdated that took effect set them.
+      const tagged = async (tag) => {
+        try {
+          return (await rpc(node.url, 'eth_getBlockByNumber', [tag, false]))?.hash;
+        } catch {
+          return undefined;
+        }
+      };
+      const safe = await tagged('safe');
+      const finalized = await tagged('finalized');
+      const forkchoiceLost =
+        safe !== latest.hash ||
+        (finalizedMade !== ZERO32 && finalized !== finalizedMade && !finalizedSent.has(finalized));
       const { lostReceipts, balanceOk, mined } = await transfers.check(node.url);
       result.blocksLost += lostBlocks;
       result.receiptsLost += lostReceipts;
       result.unconfirmedCanonical += unconfirmed;
+      if (forkchoiceLost) result.forkchoiceLost++;
       if (badHead) result.badHeads++;
       if (!balanceOk) result.balanceErrors++;
-      if (lostBlocks === 0 && lostReceipts === 0 && balanceOk && unconfirmed === 0 && !badHead)
+      if (
+        lostBlocks === 0 &&
+        lostReceipts === 0 &&
+        balanceOk &&
+        unconfirmed === 0 &&
+        !badHead &&
+        !forkchoiceLost
+      )
         result.survived++;
       log(
-        `engine kill ${k + 1}/${kills} (${where}): restart ${node.ms} ms, head ${latest.number}${badHead ? ' NOT ONE THE DRIVER MADE' : ''}, heads ${confirmed.size}, receipts ${transfers.receipts.size}, transfers mined ${mined}, lost blocks ${lostBlocks}, lost receipts ${lostReceipts}, canonical without forkchoiceUpdated ${unconfirmed}, balances ${balanceOk ? 'agree' : 'DISAGREE'}`,
+        `engine kill ${k + 1}/${kills} (${where}): restart ${node.ms} ms, head ${latest.number}${badHead ? ' NOT ONE THE DRIVER MADE' : ''}, heads ${confirmed.size}, receipts ${transfers.receipts.size}, transfers mined ${mined}, lost blocks ${lostBlocks}, lost receipts ${lostReceipts}, canonical without forkchoiceUpdated ${unconfirmed}, safe/finalized ${forkchoiceLost ? `LOST (${safe} ${finalized})` : 'kept'}, balances ${balanceOk ? 'agree' : 'DISAGREE'}`,
       );
       if (badHead) break;
     }
@@ -1120,16 +1160,28 @@ export function summarize(r) {
       .map(([p, n]) => `${p} ${n}`)
       .join(', ');
     lines.push(
-      `${base('engine', e)}, balance disagreements ${e.balanceErrors}, canonical without forkchoiceUpdated ${e.unconfirmedCanonical}, heads not made by the driver ${e.badHeads}, built on after the last restart ${e.builtOn ? 'yes' : 'NO'}, ${restarts(e)} (kills: ${phases})`,
+      `${base('engine', e)}, balance disagreements ${e.balanceErrors}, canonical without forkchoiceUpdated ${e.unconfirmedCanonical}, heads not made by the driver ${e.badHeads}, safe/finalized lost ${e.forkchoiceLost}, built on after the last restart ${e.builtOn ? 'yes' : 'NO'}, ${restarts(e)} (kills: ${phases})`,
     );
     failed ||=
-      e.blocksLost + e.receiptsLost + e.balanceErrors + e.unconfirmedCanonical + e.badHeads > 0 || !e.builtOn;
+      e.blocksLost +
+        e.receiptsLost +
+        e.balanceErrors +
+        e.unconfirmedCanonical +
+        e.badHeads +
+        e.forkchoiceLost >
+        0 || !e.builtOn;
   }
   lines.push(`restart time: p50 ${r.restartP50} ms, max ${r.restartMax} ms`);
   return { lines, failed };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  // Ctrl-C or a kill: the nodes this run started go with it (by PID).
+  for (const signal of ['SIGINT', 'SIGTERM'])
+    process.on(signal, () => {
+      for (const child of children) if (child.exitCode === null) process.kill(child.pid, 'SIGKILL');
+      process.exit(130);
+    });
   const option = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
   const arg = (name, fallback) => (option(name) === undefined ? fallback : Number(option(name)));
   const kills = arg('kills', 100);
