@@ -51,6 +51,8 @@ export interface FaultRunResult {
     unconfirmedCanonical: number;
     badHeads: number;
     forkchoiceLost: number;
+    resumedPayloads: { kept: number; 'sent again': number };
+    resumeErrors: number;
     phases: Record<string, number>;
     builtOn: boolean;
   };

@@ -913,6 +913,8 @@ async function engineKills({ kills, rand, log, minRunMs, maxRunMs }) {
     receiptsLost: 0,
     balanceErrors: 0,
     unconfirmedCanonical: 0,
+    resumedPayloads: { kept: 0, 'sent again': 0 },
+    resumeErrors: 0,
     badHeads: 0,
     forkchoiceLost: 0,
     phases: Object.fromEntries(ENGINE_PHASES.map((p) => [p, 0])),
@@ -938,6 +940,8 @@ async function engineKills({ kills, rand, log, minRunMs, maxRunMs }) {
   const genesis = await rpc(node.url, 'eth_getBlockByNumber', ['0x0', false]);
   let head = { hash: genesis.hash, number: 0, timestamp: Number(genesis.timestamp) };
   const byHash = new Map([[genesis.hash, head]]);
+
+  let lastPayload; // the block sent by newPayload right before a kill, with what it took to send it
 
   /** One slot; `stopAt` names the phase after which it returns early (for a kill there). */
   const slot = async (stopAt) => {
@@ -967,7 +971,10 @@ async function engineKills({ kills, rand, log, minRunMs, maxRunMs }) {
     newPayloadOnly.set(block.hash, block.number);
     const status = await engineCall(engineUrl, 'engine_newPayloadV3', [payload, [], beaconRoot]);
     if (status.status !== 'VALID') throw new Error(`newPayload: ${JSON.stringify(status)}`);
-    if (stopAt === 'after-newPayload') return;
+    if (stopAt === 'after-newPayload') {
+      lastPayload = { payload, beaconRoot, block, finalized };
+      return;
+    }
     fcuSent.add(block.hash);
     newPayloadOnly.delete(block.hash);
     const made = await forkchoice(
@@ -1062,6 +1069,31 @@ async function engineKills({ kills, rand, log, minRunMs, maxRunMs }) {
         `engine kill ${k + 1}/${kills} (${where}): restart ${node.ms} ms, head ${latest.number}${badHead ? ' NOT ONE THE DRIVER MADE' : ''}, heads ${confirmed.size}, receipts ${transfers.receipts.size}, transfers mined ${mined}, lost blocks ${lostBlocks}, lost receipts ${lostReceipts}, canonical without forkchoiceUpdated ${unconfirmed}, safe/finalized ${forkchoiceLost ? `LOST (${safe} ${finalized})` : 'kept'}, balances ${balanceOk ? 'agree' : 'DISAGREE'}`,
       );
       if (badHead) break;
+      // Every other kill between newPayload and forkchoiceUpdated, the harness makes that block head
+      // after the restart, as a consensus client that had it would: if the node kept it the
+      // forkchoiceUpdated is VALID at once, else SYNCING, and newPayload again makes it importable.
+      if (where === 'after-newPayload' && k % 4 === 0 && lastPayload) {
+        const { payload, beaconRoot, block, finalized } = lastPayload;
+        lastPayload = undefined;
+        const state = { headBlockHash: block.hash, safeBlockHash: block.hash, finalizedBlockHash: finalized };
+        fcuSent.add(block.hash);
+        newPayloadOnly.delete(block.hash);
+        let made = await forkchoice(state, null);
+        let how = 'kept';
+        if (made.payloadStatus.status === 'SYNCING') {
+          how = 'sent again';
+          const status = await engineCall(engineUrl, 'engine_newPayloadV3', [payload, [], beaconRoot]);
+          if (status.status === 'VALID') made = await forkchoice(state, null);
+        }
+        if (made.payloadStatus.status === 'VALID') {
+          confirmed.set(block.number, block.hash);
+          head = block;
+          result.resumedPayloads[how]++;
+        } else result.resumeErrors++;
+        log(
+          `engine: the block sent before the kill made head after the restart (${how}): ${made.payloadStatus.status}`,
+        );
+      }
     }
     // The driver builds on from the restarted node's head.
     await transfers.resume(node.url);
@@ -1160,7 +1192,7 @@ export function summarize(r) {
       .map(([p, n]) => `${p} ${n}`)
       .join(', ');
     lines.push(
-      `${base('engine', e)}, balance disagreements ${e.balanceErrors}, canonical without forkchoiceUpdated ${e.unconfirmedCanonical}, heads not made by the driver ${e.badHeads}, safe/finalized lost ${e.forkchoiceLost}, built on after the last restart ${e.builtOn ? 'yes' : 'NO'}, ${restarts(e)} (kills: ${phases})`,
+      `${base('engine', e)}, balance disagreements ${e.balanceErrors}, canonical without forkchoiceUpdated ${e.unconfirmedCanonical}, heads not made by the driver ${e.badHeads}, safe/finalized lost ${e.forkchoiceLost}, blocks sent before a kill made head after it ${e.resumedPayloads.kept} kept + ${e.resumedPayloads['sent again']} sent again (failed ${e.resumeErrors}), built on after the last restart ${e.builtOn ? 'yes' : 'NO'}, ${restarts(e)} (kills: ${phases})`,
     );
     failed ||=
       e.blocksLost +
@@ -1168,7 +1200,8 @@ export function summarize(r) {
         e.balanceErrors +
         e.unconfirmedCanonical +
         e.badHeads +
-        e.forkchoiceLost >
+        e.forkchoiceLost +
+        e.resumeErrors >
         0 || !e.builtOn;
   }
   lines.push(`restart time: p50 ${r.restartP50} ms, max ${r.restartMax} ms`);

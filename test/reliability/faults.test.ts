@@ -72,6 +72,7 @@ describe('SIGKILL at random moments', () => {
     expect(ran(r.engine).unconfirmedCanonical).toBe(0);
     expect(ran(r.engine).badHeads).toBe(0);
     expect(ran(r.engine).forkchoiceLost).toBe(0);
+    expect(ran(r.engine).resumeErrors).toBe(0);
     expect(ran(r.engine).builtOn).toBe(true);
   }, 150_000);
 });
