@@ -150,6 +150,28 @@ async function rpc(url, method, params = []) {
   return body.result;
 }
 
+/** The same method with each of `paramsList`, in JSON-RPC batches; the results in order. */
+async function rpcMany(url, method, paramsList) {
+  const results = [];
+  for (let i = 0; i < paramsList.length; i += 500) {
+    const chunk = paramsList.slice(i, i + 500);
+    const r = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(chunk.map((params, id) => ({ jsonrpc: '2.0', id, method, params }))),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const answers = await r.json();
+    if (!Array.isArray(answers)) throw new Error(`${method}: ${JSON.stringify(answers).slice(0, 200)}`);
+    answers.sort((a, b) => a.id - b.id);
+    for (const a of answers) {
+      if (a.error) throw new Error(`${method}: ${a.error.message}`);
+      results.push(a.result);
+    }
+  }
+  return results;
+}
+
 const hexNumber = (n) => `0x${n.toString(16)}`;
 
 /** Every node this process started and that has not exited: stopped by PID if the run is interrupted. */
@@ -315,25 +337,30 @@ class Transfers {
 
   /** After a restart: receipts lost or changed, and whether the balances agree with the receipts. */
   async check(url) {
-    let lostReceipts = 0;
-    for (const [hash, json] of this.receipts) {
-      const receipt = await rpc(url, 'eth_getTransactionReceipt', [hash]);
-      if (JSON.stringify(receipt) !== json) lostReceipts++;
-    }
-    const mined = Number(await rpc(url, 'eth_getTransactionCount', [this.account.address, 'latest']));
+    const lostReceipts = await lostReceiptsOf(url, this.receipts);
+    // Nonce and balances at one block: the node may import more meanwhile.
+    const at = await rpc(url, 'eth_blockNumber');
+    const mined = Number(await rpc(url, 'eth_getTransactionCount', [this.account.address, at]));
     let fees = 0n;
     let balanceOk = true;
-    for (let n = 0; n < mined; n++) {
-      const entry = this.byNonce.get(n);
-      const receipt = entry?.hash ? await rpc(url, 'eth_getTransactionReceipt', [entry.hash]) : null;
-      if (!receipt) {
-        balanceOk = false;
-        break;
+    const hashes = [];
+    for (let n = 0; n < mined; n++) hashes.push(this.byNonce.get(n)?.hash);
+    if (hashes.includes(undefined)) balanceOk = false;
+    else {
+      for (const receipt of await rpcMany(
+        url,
+        'eth_getTransactionReceipt',
+        hashes.map((h) => [h]),
+      )) {
+        if (!receipt) {
+          balanceOk = false;
+          break;
+        }
+        fees += BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice);
       }
-      fees += BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice);
     }
-    const sender = BigInt(await rpc(url, 'eth_getBalance', [this.account.address, 'latest']));
-    const recipient = BigInt(await rpc(url, 'eth_getBalance', [RECIPIENT, 'latest']));
+    const sender = BigInt(await rpc(url, 'eth_getBalance', [this.account.address, at]));
+    const recipient = BigInt(await rpc(url, 'eth_getBalance', [RECIPIENT, at]));
     if (sender !== this.start.sender - BigInt(mined) * VALUE - fees) balanceOk = false;
     if (recipient !== this.start.recipient + BigInt(mined) * VALUE) balanceOk = false;
     return { lostReceipts, balanceOk, mined };
@@ -342,12 +369,24 @@ class Transfers {
 
 /** Heads (number → hash) recorded on `url` that are no longer canonical there with that hash. */
 async function lostHeads(url, heads) {
-  let lost = 0;
-  for (const [number, hash] of heads) {
-    const block = await rpc(url, 'eth_getBlockByNumber', [hexNumber(number), false]);
-    if (!block || block.hash !== hash) lost++;
-  }
-  return lost;
+  const entries = [...heads];
+  const blocks = await rpcMany(
+    url,
+    'eth_getBlockByNumber',
+    entries.map(([number]) => [hexNumber(number), false]),
+  );
+  return blocks.filter((block, i) => block?.hash !== entries[i][1]).length;
+}
+
+/** Receipts (tx hash → JSON as returned) that `url` no longer returns identically. */
+async function lostReceiptsOf(url, receipts) {
+  const entries = [...receipts];
+  const now = await rpcMany(
+    url,
+    'eth_getTransactionReceipt',
+    entries.map(([hash]) => [hash]),
+  );
+  return now.filter((receipt, i) => JSON.stringify(receipt) !== entries[i][1]).length;
 }
 
 /**
@@ -637,11 +676,7 @@ async function syncKills({ kills, rand, log, minRunMs, maxRunMs, blocks, fork })
         victim = await startAlder(args, port, { p2p: true });
         result.restartMs.push(victim.ms);
         const lostBlocks = await lostHeads(victim.url, heads);
-        let lostReceipts = 0;
-        for (const [hash, json] of receipts) {
-          const receipt = await rpc(victim.url, 'eth_getTransactionReceipt', [hash]);
-          if (JSON.stringify(receipt) !== json) lostReceipts++;
-        }
+        const lostReceipts = await lostReceiptsOf(victim.url, receipts);
         result.blocksLost += lostBlocks;
         result.receiptsLost += lostReceipts;
         if (lostBlocks === 0 && lostReceipts === 0) result.survived++;
@@ -789,11 +824,7 @@ async function bftNetKills({ kills, rand, log, minRunMs, maxRunMs, consensus }) 
       victim.proc = await startAlder(victim.args, victim.port, { p2p: true });
       result.restartMs.push(victim.proc.ms);
       const lostBlocks = await lostHeads(victim.proc.url, victim.heads);
-      let lostReceipts = 0;
-      for (const [hash, json] of victim.receipts) {
-        const receipt = await rpc(victim.proc.url, 'eth_getTransactionReceipt', [hash]);
-        if (JSON.stringify(receipt) !== json) lostReceipts++;
-      }
+      const lostReceipts = await lostReceiptsOf(victim.proc.url, victim.receipts);
       // It catches up with the others: identical hashes up to their height when it restarted.
       const catchUp = Math.max(...(await Promise.all(others.map(head))));
       let forked = 0;
