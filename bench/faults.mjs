@@ -143,7 +143,7 @@ async function rpc(url, method, params = []) {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(60_000),
   });
   const body = await r.json();
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
@@ -159,7 +159,7 @@ async function rpcMany(url, method, paramsList) {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(chunk.map((params, id) => ({ jsonrpc: '2.0', id, method, params }))),
-      signal: AbortSignal.timeout(30_000),
+      signal: AbortSignal.timeout(60_000),
     });
     const answers = await r.json();
     if (!Array.isArray(answers)) throw new Error(`${method}: ${JSON.stringify(answers).slice(0, 200)}`);
@@ -879,7 +879,7 @@ async function engineCall(url, method, params) {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt()}` },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(60_000),
   });
   if (r.status !== 200) throw new Error(`${method}: HTTP ${r.status}`);
   const body = await r.json();
@@ -1249,11 +1249,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const option = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
   const arg = (name, fallback) => (option(name) === undefined ? fallback : Number(option(name)));
   const kills = arg('kills', 100);
+  const seed = arg('seed', Date.now() % 100000);
+  console.log(`seed ${seed} (--seed=${seed} repeats the run's random choices)`);
   const r = await runFaults({
     scenarios: (option('scenario') ?? SCENARIOS.join(',')).split(',').filter(Boolean),
     kills,
     importKills: arg('import-kills', Math.max(1, Math.round(kills / 10))),
-    seed: arg('seed', Date.now() % 100000),
+    seed,
     engine: option('engine') ?? 'clique',
     bft: option('bft') ?? 'qbft',
     syncBlocks: arg('sync-blocks', 400),
