@@ -1,9 +1,10 @@
 /**
  * Block execution on the call interpreter (`execution/fastCall/blockCall.ts`): the rpc-compat chain
- * (Frontier → Osaka: transfers, contract creations, logs, reverts, blobs, delegations) imported twice
- * into real LMDB databases, once with transaction messages on the interpreter where it can run them
- * and once all on the library's EVM. Both reach the recorded head with byte-identical receipts, the
- * interpreter ran the messages of the forks it implements, and what it left fell back cleanly.
+ * (Frontier → Osaka: transfers, contract creations, logs, reverts, blobs, delegations) imported into
+ * a real LMDB database with transaction messages on the interpreter where it can run them. Every
+ * block passes the import's checks (state root, receipts root, bloom, gas used: the receipts are the
+ * recorded ones), the interpreter ran the messages of the forks it implements, what it left fell back
+ * for a stated reason, and switched off it runs nothing.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,7 +31,10 @@ interface Imported {
   importer: BlockImporter;
 }
 
-async function importChain(useInterpreter: boolean): Promise<{ node: Imported; blocks: Block[] }> {
+async function importChain(
+  useInterpreter: boolean,
+  count = Number.POSITIVE_INFINITY,
+): Promise<{ node: Imported; blocks: Block[] }> {
   const spec = loadGenesisFile(RPC_COMPAT_CHAIN.genesis);
   const common = createCommon(spec, { customCrypto: customCrypto() });
   const dir = mkdtempSync(join(tmpdir(), 'alder-fastblock-'));
@@ -41,48 +45,40 @@ async function importChain(useInterpreter: boolean): Promise<{ node: Imported; b
   const engine = createConsensusEngine(spec, { chain, dataPath: dir, customCrypto: customCrypto() });
   const importer = new BlockImporter(chain, world, engine, { skipPowValidation: true });
   importer.processor.useInterpreter = useInterpreter;
-  const blocks = [...readBlockFile(RPC_COMPAT_CHAIN.blocks)].map(({ rlp }) =>
-    createBlockFromRLP(rlp, { common, setHardfork: true }),
-  );
+  const blocks = [...readBlockFile(RPC_COMPAT_CHAIN.blocks)]
+    .slice(0, count)
+    .map(({ rlp }) => createBlockFromRLP(rlp, { common, setHardfork: true }));
   for (const block of blocks) expect(await importer.importBlock(block)).toBe('imported');
   return { node: { dir, db, chain, importer }, blocks };
 }
 
 describe('block execution on the call interpreter', () => {
-  let fast: Imported;
-  let library: Imported;
+  let node: Imported;
   let blocks: Block[];
 
   beforeAll(async () => {
-    const a = await importChain(true);
-    fast = a.node;
-    blocks = a.blocks;
-    library = (await importChain(false)).node;
+    ({ node, blocks } = await importChain(true));
   }, 120_000);
 
   afterAll(async () => {
-    for (const n of [fast, library]) {
-      if (!n) continue;
-      await n.importer.idle();
-      await n.db.close();
-      rmSync(n.dir, { recursive: true, force: true });
-    }
+    if (!node) return;
+    await node.importer.idle();
+    await node.db.close();
+    rmSync(node.dir, { recursive: true, force: true });
   });
 
-  it('imports the chain to the same head with byte-identical receipts', () => {
-    const head = fast.chain.head();
-    expect(head.number).toBe(BigInt(blocks.length));
-    expect(Buffer.from(head.hash)).toEqual(Buffer.from(library.chain.head().hash));
+  it('imports the chain to its recorded head with the recorded receipts', () => {
+    const head = node.chain.head();
+    const last = blocks[blocks.length - 1];
+    expect(head.number).toBe(last.header.number);
+    expect(Buffer.from(head.hash)).toEqual(Buffer.from(last.hash()));
     for (const block of blocks) {
-      const hash = block.hash();
-      const ours = fast.chain.getRawReceipts(hash);
-      expect(ours?.length).toBe(block.transactions.length);
-      expect(ours).toEqual(library.chain.getRawReceipts(hash));
+      expect(node.chain.getRawReceipts(block.hash())?.length).toBe(block.transactions.length);
     }
   });
 
-  it('runs the messages of Berlin and later on the interpreter, and none when switched off', () => {
-    const stats = fast.importer.processor.interpreterStats;
+  it('runs the messages of Berlin and later on the interpreter', () => {
+    const stats = node.importer.processor.interpreterStats;
     const later = blocks
       .filter((b) => b.common.gteHardfork(Hardfork.Berlin))
       .reduce((n, b) => n + b.transactions.length, 0);
@@ -90,9 +86,23 @@ describe('block execution on the call interpreter', () => {
     expect(later).toBeGreaterThan(0);
     // Every message of those forks ran on the interpreter or fell back for a stated reason.
     expect((stats?.fast ?? 0) + (stats?.fallback ?? 0)).toBe(later);
+    let reasons = 0;
+    for (const n of stats?.reasons.values() ?? []) reasons += n;
+    expect(reasons).toBe(stats?.fallback);
     expect(stats?.fast).toBeGreaterThan(later / 2);
-    const off = library.importer.processor.interpreterStats;
-    expect(off?.fast).toBe(0);
-    expect(off?.fallback).toBe(0);
   });
+
+  it('runs nothing on the interpreter when switched off', async () => {
+    const { node: off } = await importChain(false, 30);
+    try {
+      expect(off.chain.head().number).toBe(30n);
+      const stats = off.importer.processor.interpreterStats;
+      expect(stats?.fast).toBe(0);
+      expect(stats?.fallback).toBe(0);
+    } finally {
+      await off.importer.idle();
+      await off.db.close();
+      rmSync(off.dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
