@@ -335,6 +335,25 @@ class Transfers {
     }
   }
 
+  /**
+   * Polls the next pending transfer's receipt without pause until it is returned (true) or `ms` pass:
+   * a kill right after lands as close as the harness can get to the moment the node first answers it.
+   */
+  async awaitNextReceipt(url, ms) {
+    const [hash] = [...this.pending].sort((a, b) => a[1] - b[1])[0] ?? [];
+    if (!hash) return false;
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      const receipt = await rpc(url, 'eth_getTransactionReceipt', [hash]);
+      if (receipt) {
+        this.receipts.set(hash, JSON.stringify(receipt));
+        this.pending.delete(hash);
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** After a restart: receipts lost or changed, and whether the balances agree with the receipts. */
   async check(url) {
     const lostReceipts = await lostReceiptsOf(url, this.receipts);
@@ -411,7 +430,15 @@ async function sealKills({ kills, rand, log, minRunMs, maxRunMs, engine, label }
   ];
   const transfers = new Transfers(network.chainId);
   const heads = new Map(); // number → hash, as reported
-  const result = { kills: 0, survived: 0, blocksLost: 0, receiptsLost: 0, balanceErrors: 0, restartMs: [] };
+  const result = {
+    kills: 0,
+    survived: 0,
+    blocksLost: 0,
+    receiptsLost: 0,
+    balanceErrors: 0,
+    onReceipt: 0,
+    restartMs: [],
+  };
   let node = await startAlder(args, port);
   await transfers.initial(node.url);
 
@@ -433,8 +460,15 @@ async function sealKills({ kills, rand, log, minRunMs, maxRunMs, engine, label }
           until = Date.now() + runFor;
         await sleep(20 + rand() * 80);
       }
+      // Every other kill lands the moment a receipt is first returned (its block just imported).
+      let onReceipt = false;
+      if (k % 2 === 1) {
+        await transfers.send(node.url, 3);
+        onReceipt = await transfers.awaitNextReceipt(node.url, 15_000);
+      }
       await kill(node.child);
       result.kills++;
+      if (onReceipt) result.onReceipt++;
 
       node = await startAlder(args, port);
       result.restartMs.push(node.ms);
@@ -1188,7 +1222,9 @@ export function summarize(r) {
   let failed = false;
   if (r.mining) {
     const m = r.mining;
-    lines.push(`${base('mining', m)}, balance disagreements ${m.balanceErrors}, ${restarts(m)}`);
+    lines.push(
+      `${base('mining', m)}, balance disagreements ${m.balanceErrors}, ${restarts(m)} (${m.onReceipt ?? 0} kills the moment a receipt was first returned)`,
+    );
     failed ||= m.blocksLost + m.receiptsLost + m.balanceErrors > 0;
   }
   if (r.imports) {
@@ -1207,7 +1243,9 @@ export function summarize(r) {
   }
   if (r.bft) {
     const b = r.bft;
-    lines.push(`${base('bft', b)}, balance disagreements ${b.balanceErrors}, ${restarts(b)}`);
+    lines.push(
+      `${base('bft', b)}, balance disagreements ${b.balanceErrors}, ${restarts(b)} (${b.onReceipt ?? 0} kills the moment a receipt was first returned)`,
+    );
     failed ||= b.blocksLost + b.receiptsLost + b.balanceErrors > 0;
   }
   if (r.bftNet) {
