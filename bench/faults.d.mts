@@ -43,7 +43,7 @@ export interface FaultRunResult {
     finalHead: [string, string] | null;
     finalExit: number | null;
   };
-  sync?: Losses & { rounds: number; synced: number; finalMismatches: number };
+  sync?: Losses & { rounds: number; synced: number; finalMismatches: number; aboveHead: number };
   bft?: Losses & { balanceErrors: number; onReceipt: number };
   bftNet?: Losses & { balanceErrors: number; stalls: number; forks: number };
   engine?: Losses & {

@@ -610,6 +610,7 @@ async function syncKills({ kills, rand, log, minRunMs, maxRunMs, blocks, fork })
     rounds: 0,
     synced: 0,
     finalMismatches: 0,
+    aboveHead: 0,
     restartMs: [],
   };
   let source;
@@ -696,6 +697,15 @@ async function syncKills({ kills, rand, log, minRunMs, maxRunMs, blocks, fork })
             const tx = block.transactions[0];
             if (tx)
               receipts.set(tx, JSON.stringify(await rpc(victim.url, 'eth_getTransactionReceipt', [tx])));
+            // A receipt of the block above the head, when the node answers one (the block's import is
+            // on its way): returned is returned, so it too must come back after the kill.
+            const next = await rpc(victim.url, 'eth_getBlockByNumber', [hexNumber(number + 1), false]);
+            const nextTx = next?.transactions[0];
+            const early = nextTx ? await rpc(victim.url, 'eth_getTransactionReceipt', [nextTx]) : null;
+            if (early) {
+              receipts.set(nextTx, JSON.stringify(early));
+              result.aboveHead++;
+            }
           }
           if (number >= targetNumber) {
             reached = true;
@@ -1237,7 +1247,7 @@ export function summarize(r) {
   if (r.sync) {
     const s = r.sync;
     lines.push(
-      `${base('sync', s)}, rounds ${s.rounds}, at the source head ${s.synced} (hash or state root different ${s.finalMismatches}), ${restarts(s)}`,
+      `${base('sync', s)}, receipts returned above the reported head ${s.aboveHead}, rounds ${s.rounds}, at the source head ${s.synced} (hash or state root different ${s.finalMismatches}), ${restarts(s)}`,
     );
     failed ||= s.blocksLost + s.receiptsLost + s.finalMismatches > 0 || s.synced !== s.rounds;
   }
