@@ -164,6 +164,8 @@ export class BlockBuilder {
     const execHeader = engine.executionHeader ? engine.executionHeader(draft) : draft;
     const execBlock = new Block(execHeader, [], [], withdrawals);
 
+    // The pool applies every head event first: lanes start at the parent's account nonces.
+    if (!extras.transactions && this.pool) await this.pool.settled();
     const pending = extras.transactions ? [extras.transactions] : this.pool ? this.pool.pendingLanes() : [];
     const processor = this.importer.processor;
     const { result, stateWrites } = await this.importer.executeOnParent(parent, async (vm) => {

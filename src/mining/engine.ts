@@ -42,9 +42,11 @@ export interface SealingEngine {
 
   /**
    * Milliseconds to wait before building on `parent`; 0 builds now, `undefined` means this node does
-   * not produce a block on that parent (the producer waits for the next head).
+   * not produce a block on that parent (the producer waits for the next head). `hasPending` says
+   * whether the pool holds an executable transaction: an engine may schedule empty blocks later
+   * (the producer then wakes as soon as a transaction arrives).
    */
-  nextBlockDelay(parent: BlockHeader, nowMs: number): number | undefined;
+  nextBlockDelay(parent: BlockHeader, nowMs: number, hasPending?: boolean): number | undefined;
 
   /**
    * The header transactions run against. The EVM credits priority fees to `header.coinbase` under

@@ -6,6 +6,7 @@
  */
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import type { BlockImporter } from '../execution/importer.js';
+import type { TxPool } from '../txpool/pool.js';
 import { type BlockBuilder, BuildAbortedError } from './builder.js';
 import type { SealingEngine } from './engine.js';
 
@@ -18,7 +19,21 @@ export interface ProducerOptions {
   /** True while the node synchronizes from peers; no blocks are produced then. */
   isSyncing?: () => boolean;
   now?: () => number;
+  /**
+   * The pool the builder takes transactions from: the engine learns whether it holds executable
+   * transactions, and a transaction arriving ends a wait that was scheduled for an empty block.
+   */
+  pool?: Pick<TxPool, 'hasPending' | 'settled' | 'on' | 'off'>;
+  /**
+   * Proof of work: a seal search has no memory, so giving up the search for a block and starting on a
+   * fuller one costs only the rebuild. While a block is sealed, once at least as many transactions
+   * arrived as it carries (at least one) and it was quick to build, the attempt starts over with them.
+   */
+  rebuildWhileSealing?: boolean;
 }
+
+/** A block that took longer than this to build is sealed as it is. */
+const REBUILD_MAX_BUILD_MS = 200;
 
 /** How long to wait before retrying after a failed attempt or while syncing. */
 const RETRY_MS = 1000;
@@ -29,10 +44,29 @@ export class BlockProducer {
   private attempt: AbortController | undefined;
   private wake: (() => void) | undefined;
   private readonly now: () => number;
+  /** True while the loop sleeps on a delay computed for an empty block. */
+  private idleWait = false;
   private readonly onHead = (_e: NewHeadEvent) => {
     this.attempt?.abort();
     this.wake?.();
   };
+  /** Transactions the pool took in so far. */
+  private added = 0;
+  /** The block being sealed: its transaction count, build time, the arrival count when it was built. */
+  private sealing: { txs: number; buildMs: number; since: number; attempt: AbortController } | undefined;
+  private readonly onAdded = () => {
+    this.added++;
+    if (this.idleWait) this.wake?.();
+    this.checkRebuild();
+  };
+
+  private checkRebuild(): void {
+    const s = this.sealing;
+    if (s && this.opts.rebuildWhileSealing && this.added - s.since >= Math.max(1, s.txs)) {
+      if (s.buildMs <= REBUILD_MAX_BUILD_MS) s.attempt.abort();
+      this.sealing = undefined;
+    }
+  }
 
   constructor(
     private readonly chain: ChainStore,
@@ -53,6 +87,7 @@ export class BlockProducer {
     if (this.running) return;
     this.running = true;
     this.chain.on('newHead', this.onHead);
+    this.opts.pool?.on('added', this.onAdded);
     this.loop = this.run();
   }
 
@@ -60,6 +95,7 @@ export class BlockProducer {
     if (!this.running) return;
     this.running = false;
     this.chain.off('newHead', this.onHead);
+    this.opts.pool?.off('added', this.onAdded);
     this.attempt?.abort();
     this.wake?.();
     await this.loop;
@@ -85,30 +121,50 @@ export class BlockProducer {
         continue;
       }
       const parent = this.chain.headHeader();
-      const delay = this.engine.nextBlockDelay(parent, this.now());
+      await this.opts.pool?.settled();
+      const pending = this.opts.pool ? this.opts.pool.hasPending() : true;
+      const delay = this.engine.nextBlockDelay(parent, this.now(), pending);
       if (delay === undefined) {
         await this.sleep(RETRY_MS);
         continue;
       }
       if (delay > 0) {
-        await this.sleep(delay);
+        this.idleWait = !pending;
+        try {
+          await this.sleep(delay);
+        } finally {
+          this.idleWait = false;
+        }
         continue;
       }
       const attempt = new AbortController();
       this.attempt = attempt;
       try {
         const timestamp = this.engine.childTimestamp(parent, this.now());
+        const t0 = performance.now();
+        const since = this.added;
         const built = await this.builder.build(parent, this.engine, timestamp, attempt.signal);
         if (attempt.signal.aborted || !this.running) continue;
-        const sealed = await this.engine.seal(built.block, attempt.signal);
+        const t1 = performance.now();
+        this.sealing = { txs: built.txCount, buildMs: t1 - t0, since, attempt };
+        this.checkRebuild();
+        if (attempt.signal.aborted) continue;
+        const sealed = await this.engine.seal(built.block, attempt.signal).finally(() => {
+          this.sealing = undefined;
+        });
         if (!sealed || !this.running) continue;
+        const t2 = performance.now();
         await this.importer.commitBuilt(sealed, built.execution);
+        const t3 = performance.now();
         this.log.info(
           {
             number: sealed.header.number.toString(),
             hash: `0x${Buffer.from(sealed.hash()).toString('hex')}`,
             txs: built.txCount,
             gasUsed: sealed.header.gasUsed.toString(),
+            buildMs: Math.round(t1 - t0),
+            sealMs: Math.round(t2 - t1),
+            commitMs: Math.round(t3 - t2),
           },
           'Produced block',
         );

@@ -57,9 +57,16 @@ export class EthashEngine implements ProofOfWorkSealer {
     return now > parent.timestamp ? now : parent.timestamp + 1n;
   }
 
-  nextBlockDelay(parent: BlockHeader, nowMs: number): number {
-    const wait = Number(parent.timestamp + 1n) * 1000 - CLOCK_DRIFT_MS - nowMs;
-    return wait > 0 ? wait : 0;
+  /**
+   * Besu's scheduler lets a block's timestamp run up to CLOCK_DRIFT_MS ahead of the clock. That lead is
+   * spent on blocks that carry transactions only: with nothing to include, the next block waits until
+   * its timestamp is not ahead of the clock (one empty block per second, as before), so the lead is
+   * there when transactions arrive and blocks can follow each other as fast as they are built and
+   * sealed instead of one per second.
+   */
+  nextBlockDelay(parent: BlockHeader, nowMs: number, hasPending = true): number {
+    const wait = Number(parent.timestamp + 1n) * 1000 - (hasPending ? CLOCK_DRIFT_MS : 0) - nowMs;
+    return Math.max(wait, 0);
   }
 
   childHeaderFields(parent: BlockHeader, timestamp: bigint): EngineHeaderFields {
