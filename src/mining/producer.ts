@@ -6,7 +6,7 @@
  */
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import type { BlockImporter } from '../execution/importer.js';
-import type { TxPool } from '../txpool/pool.js';
+import type { PooledTx, TxPool } from '../txpool/pool.js';
 import { type BlockBuilder, BuildAbortedError } from './builder.js';
 import type { SealingEngine } from './engine.js';
 
@@ -20,10 +20,11 @@ export interface ProducerOptions {
   isSyncing?: () => boolean;
   now?: () => number;
   /**
-   * The pool the builder takes transactions from: the engine learns whether it holds executable
-   * transactions, and a transaction arriving ends a wait that was scheduled for an empty block.
+   * The pool the builder takes transactions from. With it a block without transactions is built at
+   * once but sealed when the engine's empty-block delay has passed, and started over as soon as a
+   * transaction arrives.
    */
-  pool?: Pick<TxPool, 'hasPending' | 'settled' | 'on' | 'off'>;
+  pool?: Pick<TxPool, 'on' | 'off'>;
   /**
    * Proof of work: a seal search has no memory, so giving up the search for a block and starting on a
    * fuller one costs only the rebuild. While a block is sealed, once at least as many transactions
@@ -44,25 +45,25 @@ export class BlockProducer {
   private attempt: AbortController | undefined;
   private wake: (() => void) | undefined;
   private readonly now: () => number;
-  /** True while the loop sleeps on a delay computed for an empty block. */
-  private idleWait = false;
   private readonly onHead = (_e: NewHeadEvent) => {
     this.attempt?.abort();
     this.wake?.();
   };
-  /** Transactions the pool took in so far. */
-  private added = 0;
-  /** The block being sealed: its transaction count, build time, the arrival count when it was built. */
-  private sealing: { txs: number; buildMs: number; since: number; attempt: AbortController } | undefined;
-  private readonly onAdded = () => {
-    this.added++;
-    if (this.idleWait) this.wake?.();
+  /** The pool sequence number after the last transaction it took in. */
+  private nextSeq = 0;
+  /**
+   * The block being sealed: its transaction count, build time, and the pool sequence number when the
+   * builder read the pool (entries from there on arrived too late for it).
+   */
+  private sealing: { txs: number; buildMs: number; fromSeq: number; attempt: AbortController } | undefined;
+  private readonly onAdded = (entry: PooledTx) => {
+    if (entry.seq >= this.nextSeq) this.nextSeq = entry.seq + 1;
     this.checkRebuild();
   };
 
   private checkRebuild(): void {
     const s = this.sealing;
-    if (s && this.opts.rebuildWhileSealing && this.added - s.since >= Math.max(1, s.txs)) {
+    if (s && this.opts.rebuildWhileSealing && this.nextSeq - s.fromSeq >= Math.max(1, s.txs)) {
       if (s.buildMs <= REBUILD_MAX_BUILD_MS) s.attempt.abort();
       this.sealing = undefined;
     }
@@ -121,20 +122,13 @@ export class BlockProducer {
         continue;
       }
       const parent = this.chain.headHeader();
-      await this.opts.pool?.settled();
-      const pending = this.opts.pool ? this.opts.pool.hasPending() : true;
-      const delay = this.engine.nextBlockDelay(parent, this.now(), pending);
+      const delay = this.engine.nextBlockDelay(parent, this.now());
       if (delay === undefined) {
         await this.sleep(RETRY_MS);
         continue;
       }
       if (delay > 0) {
-        this.idleWait = !pending;
-        try {
-          await this.sleep(delay);
-        } finally {
-          this.idleWait = false;
-        }
+        await this.sleep(delay);
         continue;
       }
       const attempt = new AbortController();
@@ -142,14 +136,19 @@ export class BlockProducer {
       try {
         const timestamp = this.engine.childTimestamp(parent, this.now());
         const t0 = performance.now();
-        const since = this.added;
         const built = await this.builder.build(parent, this.engine, timestamp, attempt.signal);
         if (attempt.signal.aborted || !this.running) continue;
         const t1 = performance.now();
-        this.sealing = { txs: built.txCount, buildMs: t1 - t0, since, attempt };
+        if (built.poolSeq !== undefined)
+          this.sealing = { txs: built.txCount, buildMs: t1 - t0, fromSeq: built.poolSeq, attempt };
         this.checkRebuild();
         if (attempt.signal.aborted) continue;
-        const sealed = await this.engine.seal(built.block, attempt.signal).finally(() => {
+        // An empty block waits for the engine's empty-block time (a transaction arriving restarts it).
+        const hold =
+          this.opts.pool && built.txCount === 0
+            ? (this.engine.nextBlockDelay(parent, this.now(), false) ?? 0)
+            : 0;
+        const sealed = await this.engine.seal(built.block, attempt.signal, hold).finally(() => {
           this.sealing = undefined;
         });
         if (!sealed || !this.running) continue;

@@ -215,6 +215,11 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     return this.byHash.size;
   }
 
+  /** The insertion sequence number the next transaction gets (`PooledTx.seq`). */
+  get nextSeq(): number {
+    return this.seq;
+  }
+
   get(hash: Uint8Array | string): PooledTx | undefined {
     return this.byHash.get(typeof hash === 'string' ? hash.toLowerCase() : bytesToHex(hash));
   }
@@ -256,12 +261,6 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       if (lane.length > 0) lanes.push(lane);
     }
     return lanes;
-  }
-
-  /** Whether some sender has a transaction at its account nonce (something a block could include). */
-  hasPending(): boolean {
-    for (const s of this.bySender.values()) if (s.byNonce.has(s.accountNonce)) return true;
-    return false;
   }
 
   /** The next nonce for `sender` counting its executable pool transactions; undefined if it has none. */
