@@ -28,13 +28,14 @@ export interface ProducerOptions {
   /**
    * Proof of work: a seal search has no memory, so giving up the search for a block and starting on a
    * fuller one costs only the rebuild. While a block is sealed, once at least as many transactions
-   * arrived as it carries (at least one) and it was quick to build, the attempt starts over with them.
+   * arrived as it carries (at least one), the attempt starts over with them, unless building it took
+   * more than half as long as a seal takes on average (then waiting for the seal costs less).
    */
   rebuildWhileSealing?: boolean;
 }
 
-/** A block that took longer than this to build is sealed as it is. */
-const REBUILD_MAX_BUILD_MS = 200;
+/** Weight of the newest seal duration in the running average. */
+const SEAL_AVERAGE_WEIGHT = 0.25;
 
 /** How long to wait before retrying after a failed attempt or while syncing. */
 const RETRY_MS = 1000;
@@ -61,10 +62,13 @@ export class BlockProducer {
     this.checkRebuild();
   };
 
+  /** Running average of how long sealing a block takes here (milliseconds; held seals not counted). */
+  private sealMs = 300;
+
   private checkRebuild(): void {
     const s = this.sealing;
     if (s && this.opts.rebuildWhileSealing && this.nextSeq - s.fromSeq >= Math.max(1, s.txs)) {
-      if (s.buildMs <= REBUILD_MAX_BUILD_MS) s.attempt.abort();
+      if (s.txs === 0 || s.buildMs * 2 <= this.sealMs) s.attempt.abort();
       this.sealing = undefined;
     }
   }
@@ -153,6 +157,7 @@ export class BlockProducer {
         });
         if (!sealed || !this.running) continue;
         const t2 = performance.now();
+        if (hold === 0) this.sealMs += (t2 - t1 - this.sealMs) * SEAL_AVERAGE_WEIGHT;
         await this.importer.commitBuilt(sealed, built.execution);
         const t3 = performance.now();
         this.log.info(
