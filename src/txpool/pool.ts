@@ -409,6 +409,8 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     }
     // account state
     const { nonce: accountNonce, balance } = await this.accountAt(header.stateRoot, sender);
+    // The same transaction may have come in (another connection) while this one was validated.
+    if (this.byHash.has(hashHex)) throw new TxPoolError('KNOWN');
     if (tx.nonce < accountNonce) throw new TxPoolError('NONCE_TOO_LOW');
     if (tx.nonce - accountNonce >= BigInt(this.options.maxFutureBySender))
       throw new TxPoolError('NONCE_TOO_FAR_IN_FUTURE');
