@@ -93,6 +93,8 @@ export class BlockProcessor {
    * where it can (on by default; off runs every message on the library's EVM, e.g. to compare).
    */
   useInterpreter = true;
+  /** A tracer is attached to the warm VM: every message runs on the library's EVM, which it observes. */
+  private tracing = false;
 
   constructor(
     private readonly chain: ChainStore,
@@ -120,6 +122,7 @@ export class BlockProcessor {
   ): Promise<BlockExecution> {
     const { vm, state } = await this.positionOn(parent);
     const detach = tracer ? attachTracer(vm, tracer) : undefined;
+    this.tracing = tracer !== undefined;
     let result: Awaited<ReturnType<typeof runBlock>>;
     try {
       await tracer?.onBlockStart?.(block, vm);
@@ -134,6 +137,7 @@ export class BlockProcessor {
       await this.reset(state, parent);
       throw new BlockExecutionError(cleanReason(err));
     } finally {
+      this.tracing = false;
       try {
         detach?.();
       } catch {
@@ -467,7 +471,7 @@ export class BlockProcessor {
     this.fastStats = installFastExecution(vm.evm as EVM, {
       state,
       blockHash: (n) => (this.hashes.tip ? this.chain.ancestorHash(this.hashes.tip, n) : undefined),
-      enabled: () => this.useInterpreter,
+      enabled: () => this.useInterpreter && !this.tracing,
     });
   }
 

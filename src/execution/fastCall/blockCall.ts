@@ -317,5 +317,8 @@ function evmError(frame: FrameResult): EVMError {
   if (reason === 'Stack overflow') return new EVMError(m.STACK_OVERFLOW);
   if (reason === 'static state change') return new EVMError(m.STATIC_STATE_CHANGE);
   if (reason.startsWith('Invalid opcode')) return new EVMError(m.INVALID_OPCODE);
+  if (reason === 'Collision') return new EVMError(m.CREATE_COLLISION);
+  // A failed precompile reports in the library's own words.
+  if ((Object.values(m) as string[]).includes(reason)) return new EVMError(reason as EVMError['error']);
   return new EVMError(m.OUT_OF_GAS);
 }
