@@ -215,6 +215,11 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
     return hash ? this.getBlock(hash) : undefined;
   }
 
+  /** The stored body RLP (`[transactions, uncles, withdrawals?]`) as it is kept. */
+  getRawBody(hash: Uint8Array): Uint8Array | undefined {
+    return this.db.get('bodies', hash);
+  }
+
   /** Block RLP exactly as it travels on the wire. */
   getRawBlock(hash: Uint8Array): Uint8Array | undefined {
     const headerRaw = this.db.get('headers', hash);

@@ -189,11 +189,31 @@ export class WriteBatch {
   }
 }
 
+/** A write of a batch still being committed in the background: its value (undefined: deleted). */
+interface InFlightWrite {
+  value: Uint8Array | undefined;
+  /** The batch that wrote it (a later batch's write to the same key replaces it). */
+  seq: number;
+}
+
+/** Keys as strings whose order is the keys' byte order (one char per byte). */
+function keyString(key: Uint8Array): string {
+  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+}
+
 export class Database {
   private readonly root: RootDatabase;
   private readonly stores: Record<StoreName, LmdbDb<Uint8Array, Uint8Array>>;
   private lockPath: string | undefined;
   private readonly failureListeners: Array<(err: StorageWriteError) => void> = [];
+  /**
+   * The writes of batches handed to `commitAsync` and not yet committed, by store and key: reads
+   * answer from here first, so a batch is visible to this process from the moment it is handed over.
+   */
+  private readonly inFlight = new Map<StoreName, Map<string, InFlightWrite>>();
+  private inFlightBatches = 0;
+  private batchSeq = 0;
+  private lastAsync: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly path: string,
@@ -233,15 +253,26 @@ export class Database {
   }
 
   get(store: StoreName, key: Uint8Array): Uint8Array | undefined {
+    if (this.inFlightBatches > 0) {
+      const w = this.inFlight.get(store)?.get(keyString(key));
+      if (w !== undefined) return w.value;
+    }
     const v = this.stores[store].getBinary(key) as Buffer | undefined;
     return v === undefined ? undefined : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
   }
 
   has(store: StoreName, key: Uint8Array): boolean {
+    if (this.inFlightBatches > 0) {
+      const w = this.inFlight.get(store)?.get(keyString(key));
+      if (w !== undefined) return w.value !== undefined;
+    }
     return this.stores[store].doesExist(key);
   }
 
-  /** Applies every write of the batch in one LMDB transaction. */
+  /**
+   * Applies every write of the batch in one LMDB transaction. Not to be mixed with a `commitAsync`
+   * still running on the same keys (the importer's queue orders them).
+   */
   commit(batch: WriteBatch): void {
     if (batch.size === 0) return;
     try {
@@ -253,15 +284,80 @@ export class Database {
         }
       });
     } catch (err) {
-      let reason = storageReason(err);
-      if (reason === undefined) throw err;
-      // LMDB reports a write that ran out of space as an I/O error: say which it was.
-      if (!reason.includes('space') && freeBytes(this.path) < 4 * 1024 * 1024)
-        reason = `no space left on the device (${reason})`;
-      const failure = new StorageWriteError(this.path, reason, { cause: err });
-      for (const listener of this.failureListeners) listener(failure);
-      throw failure;
+      throw this.failed(err);
     }
+  }
+
+  /**
+   * Applies every write of the batch in one LMDB transaction, written and flushed to disk by LMDB's
+   * writer thread while this one goes on: the batch is readable here at once (see `inFlight`), and
+   * the promise settles once the transaction is committed and durable. Batches commit in the order
+   * they were handed over. A killed process restarts with every batch whose promise had resolved.
+   */
+  commitAsync(batch: WriteBatch): Promise<void> {
+    if (batch.size === 0) return this.lastAsync;
+    const seq = ++this.batchSeq;
+    for (const op of batch.ops) {
+      let writes = this.inFlight.get(op.store);
+      if (writes === undefined) {
+        writes = new Map();
+        this.inFlight.set(op.store, writes);
+      }
+      writes.set(keyString(op.key), { value: op.value, seq });
+    }
+    this.inFlightBatches++;
+    let written: Promise<unknown>;
+    try {
+      written = this.root.batch(() => {
+        for (const op of batch.ops) {
+          const db = this.stores[op.store];
+          if (op.value === undefined) db.remove(op.key);
+          else db.put(op.key, op.value);
+        }
+      });
+    } catch (err) {
+      written = Promise.reject(err);
+    }
+    const done = written.then(
+      () => this.settle(batch, seq),
+      async (err) => {
+        this.settle(batch, seq);
+        // lmdb reports a failed asynchronous commit with the cause behind `commitError`.
+        const cause = await Promise.resolve((err as { commitError?: unknown })?.commitError).then(
+          () => err,
+          (e) => e,
+        );
+        throw this.failed(cause ?? err);
+      },
+    );
+    this.lastAsync = done.catch(() => undefined);
+    return done;
+  }
+
+  /** Resolves once every batch handed to `commitAsync` so far is committed (or failed). */
+  whenCommitted(): Promise<void> {
+    return this.lastAsync;
+  }
+
+  private settle(batch: WriteBatch, seq: number): void {
+    this.inFlightBatches--;
+    for (const op of batch.ops) {
+      const writes = this.inFlight.get(op.store);
+      const key = keyString(op.key);
+      if (writes?.get(key)?.seq === seq) writes.delete(key);
+    }
+  }
+
+  /** The error a failed write throws; storage failures also go to the failure listeners. */
+  private failed(err: unknown): unknown {
+    let reason = storageReason(err);
+    if (reason === undefined) return err;
+    // LMDB reports a write that ran out of space as an I/O error: say which it was.
+    if (!reason.includes('space') && freeBytes(this.path) < 4 * 1024 * 1024)
+      reason = `no space left on the device (${reason})`;
+    const failure = new StorageWriteError(this.path, reason, { cause: err });
+    for (const listener of this.failureListeners) listener(failure);
+    return failure;
   }
 
   /** Called on every commit that fails for lack of space or permission (the node stops on it). */
@@ -275,13 +371,33 @@ export class Database {
     start?: Uint8Array,
     end?: Uint8Array,
   ): Generator<{ key: Uint8Array; value: Uint8Array }> {
-    for (const { key, value } of this.stores[store].getRange({ start, end })) {
-      yield { key: key as Uint8Array, value: value as Uint8Array };
+    const writes = this.inFlightBatches > 0 ? this.inFlight.get(store) : undefined;
+    if (writes === undefined || writes.size === 0) {
+      for (const { key, value } of this.stores[store].getRange({ start, end })) {
+        yield { key: key as Uint8Array, value: value as Uint8Array };
+      }
+      return;
+    }
+    // Batches still being committed take part: the range is gathered and merged in key order.
+    const from = start === undefined ? undefined : keyString(start);
+    const to = end === undefined ? undefined : keyString(end);
+    const merged = new Map<string, { key: Uint8Array; value: Uint8Array | undefined }>();
+    for (const { key, value } of this.stores[store].getRange({ start, end }))
+      merged.set(keyString(key as Uint8Array), { key: key as Uint8Array, value: value as Uint8Array });
+    for (const [k, w] of writes) {
+      if ((from !== undefined && k < from) || (to !== undefined && k >= to)) continue;
+      merged.set(k, { key: new Uint8Array(Buffer.from(k, 'latin1')), value: w.value });
+    }
+    const keys = [...merged.keys()].sort();
+    for (const k of keys) {
+      const e = merged.get(k) as { key: Uint8Array; value: Uint8Array | undefined };
+      if (e.value !== undefined) yield { key: e.key, value: e.value };
     }
   }
 
   async close(): Promise<void> {
     try {
+      await this.lastAsync;
       await this.root.close();
     } finally {
       if (this.lockPath !== undefined) releaseLock(this.lockPath);

@@ -80,8 +80,6 @@ export class BlockProcessor {
   /** The warm state of import and the builder (kept from block to block; see `state/blockState.ts`). */
   private state: BlockState | undefined;
   private readonly hashes: AncestorHashes;
-  /** keccak256 preimages of the addresses and slots the block being executed wrote (debug ranges). */
-  private readonly preimages = new Map<Uint8Array, Uint8Array>();
   /** Replay VMs positioned after a transaction of a stored block, by block hash (`replayTransaction`). */
   private readonly positioned = new Lru<string, { vm: VM; next: number }>(POSITIONED_BLOCKS);
   /** The changes of the last block the builder filled, by its state root. */
@@ -144,10 +142,9 @@ export class BlockProcessor {
         // An import is never undone by its tracer.
       }
     }
-    const { changes } = state.commitBlock();
+    const { changes, preimages } = state.commitBlock();
     this.world.store.drainInto(batch);
-    this.chain.putPreimages(batch, this.preimages.entries());
-    this.preimages.clear();
+    this.chain.putPreimages(batch, preimages);
     return {
       receipts: result.receipts.map((r, i) => encodeReceipt(r, block.transactions[i].type)),
       senders: block.transactions.map((tx) => tx.getSenderAddress()),
@@ -170,11 +167,10 @@ export class BlockProcessor {
       // The committed layer now describes the built state; a child of the built block starts from it.
       const built = state.commitBlock();
       if (!bytesEqual(built.root, stateRoot)) throw new Error('built state root differs');
-      this.built = built;
+      this.built = { root: built.root, changes: built.changes };
       const stateWrites = this.chain.newBatch();
       this.world.store.drainInto(stateWrites);
-      this.chain.putPreimages(stateWrites, this.preimages.entries());
-      this.preimages.clear();
+      this.chain.putPreimages(stateWrites, built.preimages);
       return { result, stateWrites };
     } catch (err) {
       await this.reset(state, parent);
@@ -448,7 +444,6 @@ export class BlockProcessor {
   private async positionOn(parent: BlockHeader): Promise<{ vm: VM; state: BlockState }> {
     if (!this.vm || !this.state) {
       this.state = this.world.openBlockState(parent.stateRoot);
-      recordPreimages(this.state, this.preimages);
       this.vm = await createVM({
         common: this.executionCommon(),
         stateManager: this.state,
@@ -478,7 +473,6 @@ export class BlockProcessor {
   /** After a failed execution: drop its pending nodes and everything the state held of the block. */
   private async reset(state: BlockState, parent: BlockHeader): Promise<void> {
     this.world.store.discard();
-    this.preimages.clear();
     state.discard();
     state.reset(parent.stateRoot);
   }
@@ -497,20 +491,6 @@ async function credit(vm: VM, address: Address, amount: bigint): Promise<void> {
   const account = (await vm.stateManager.getAccount(address)) ?? new Account();
   account.balance += amount;
   await vm.evm.journal.putAccount(address, account);
-}
-
-/** Records keccak256(key) → key for every address and storage slot the state manager writes. */
-function recordPreimages(state: BlockState, into: Map<Uint8Array, Uint8Array>): void {
-  const putAccount = state.putAccount.bind(state);
-  const putStorage = state.putStorage.bind(state);
-  state.putAccount = (address, account) => {
-    into.set(keccak256(address.bytes), address.bytes);
-    return putAccount(address, account);
-  };
-  state.putStorage = (address, key, value) => {
-    into.set(keccak256(key), key.slice());
-    return putStorage(address, key, value);
-  };
 }
 
 function word(n: bigint): Uint8Array {

@@ -413,9 +413,12 @@ export class BlockState implements StateManagerInterface {
    * The block is accepted: its writes become the committed layer at the root `getStateRoot`
    * computed (the caller has checked it against the header).
    */
-  commitBlock(): { root: Uint8Array; changes: StateChanges } {
+  commitBlock(): { root: Uint8Array; changes: StateChanges; preimages: Array<[Uint8Array, Uint8Array]> } {
     const root = this.stateRootSync();
     const changes: StateChanges = { accounts: [], cleared: [], storage: [] };
+    // keccak256 → key of every address and slot the block wrote (debug ranges): the hashes are the
+    // ones the tries were just updated under, so recording them costs no hashing.
+    const preimages: Array<[Uint8Array, Uint8Array]> = [];
     for (const [key, bt] of this.blockTries) {
       let slots = this.cStorage.get(key);
       if (bt.cleared || slots === undefined) {
@@ -427,11 +430,13 @@ export class BlockState implements StateManagerInterface {
         slots.set(slotKey, value);
         this.cEntries++;
         changes.storage.push([bt.hashedAddress, hashed, value]);
+        preimages.push([hashed, hexKeyToBytes(slotKey)]);
       }
       this.warmTries.set(key, bt.trie);
     }
     for (const [key, [hashed, leaf]] of this.appliedAccounts) {
       changes.accounts.push([hashed, leaf]);
+      preimages.push([hashed, hexKeyToBytes(key)]);
       this.cAccounts.set(key, leaf.length === 0 ? null : accountFromLeaf(leaf));
       this.cEntries++;
       if (leaf.length === 0) {
@@ -445,7 +450,7 @@ export class BlockState implements StateManagerInterface {
     this.snapshot = this.snapshotAt(root);
     this.clearBlock();
     this.bound();
-    return { root, changes };
+    return { root, changes, preimages };
   }
 
   /** Drops the block layer (the committed layer stays). */

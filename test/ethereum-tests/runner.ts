@@ -10,8 +10,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Block, createBlockFromRLP } from '@ethereumjs/block';
+import type { Block } from '@ethereumjs/block';
 import { bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util';
+import { BlockDecoder } from '../../src/chain/blockDecoder.js';
 import { InvalidBlockError, UnknownParentError } from '../../src/chain/errors.js';
 import { loadConfig } from '../../src/config/load.js';
 import { openChain } from '../../src/node.js';
@@ -202,16 +203,14 @@ async function checkTest(test: BlockchainTest, dir: string, result: TestResult):
     if (!genesis || bytesToHex(genesis) !== expectedGenesis.toLowerCase())
       fail(`genesis hash ${genesis ? bytesToHex(genesis) : 'none'}, expected ${expectedGenesis}`);
 
+    const decoder = new BlockDecoder(ctx.common);
     for (const [i, entry] of test.blocks.entries()) {
       const refused = entry.expectException !== undefined;
       const before = bytesToHex(ctx.chain.head().hash);
       let block: Block | undefined;
       let error: unknown;
       try {
-        block = createBlockFromRLP(hexToBytes(entry.rlp as `0x${string}`), {
-          common: ctx.common,
-          setHardfork: true,
-        });
+        block = decoder.fromRLP(hexToBytes(entry.rlp as `0x${string}`));
         await ctx.importer.importBlock(block);
         if (block.header.difficulty === 0n) followPostMergeBlock(ctx, block);
       } catch (err) {
