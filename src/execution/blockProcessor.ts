@@ -11,6 +11,7 @@
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { type Common, Hardfork } from '@ethereumjs/common';
+import type { EVM } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import {
   Account,
@@ -33,6 +34,7 @@ import { Lru } from '../util/lru.js';
 import { orderedTrieRoot } from '../util/orderedTrieRoot.js';
 import { useFastCommonLookups } from './commonLookups.js';
 import type { ConsensusRules } from './consensusRules.js';
+import { type FastExecutionStats, installFastExecution } from './fastCall/blockCall.js';
 import { openOverlayState } from './overlayStore.js';
 import { attachTracer, type BlockTracer, TraceAbort } from './tracer.js';
 
@@ -82,6 +84,15 @@ export class BlockProcessor {
   private readonly positioned = new Lru<string, { vm: VM; next: number }>(POSITIONED_BLOCKS);
   /** The changes of the last block the builder filled, by its state root. */
   private built: { root: Uint8Array; changes: StateChanges } | undefined;
+  /** Where the warm VM's transaction messages ran (see `installInterpreter`). */
+  private fastStats: FastExecutionStats | undefined;
+  /**
+   * Whether import and the block builder run transaction messages on the interpreter in `fastCall/`
+   * where it can (on by default; off runs every message on the library's EVM, e.g. to compare).
+   */
+  useInterpreter = true;
+  /** A tracer is attached to the warm VM: every message runs on the library's EVM, which it observes. */
+  private tracing = false;
 
   constructor(
     private readonly chain: ChainStore,
@@ -89,6 +100,11 @@ export class BlockProcessor {
     private readonly rules: ConsensusRules,
   ) {
     this.hashes = new AncestorHashes(chain);
+  }
+
+  /** How many transaction messages of import and block building ran on the interpreter, and why others did not. */
+  get interpreterStats(): FastExecutionStats | undefined {
+    return this.fastStats;
   }
 
   /**
@@ -104,6 +120,7 @@ export class BlockProcessor {
   ): Promise<BlockExecution> {
     const { vm, state } = await this.positionOn(parent);
     const detach = tracer ? attachTracer(vm, tracer) : undefined;
+    this.tracing = tracer !== undefined;
     let result: Awaited<ReturnType<typeof runBlock>>;
     try {
       await tracer?.onBlockStart?.(block, vm);
@@ -118,6 +135,7 @@ export class BlockProcessor {
       await this.reset(state, parent);
       throw new BlockExecutionError(cleanReason(err));
     } finally {
+      this.tracing = false;
       try {
         detach?.();
       } catch {
@@ -431,12 +449,25 @@ export class BlockProcessor {
         stateManager: this.state,
         blockchain: this.hashes as never,
       });
+      this.installInterpreter(this.vm, this.state);
     }
     const state = this.state;
     this.hashes.tip = parent;
     // On the parent's root the committed layer stays warm; on any other it starts again.
     state.reset(parent.stateRoot);
     return { vm: this.vm, state };
+  }
+
+  /**
+   * Import and the block builder run each transaction's message call on the interpreter in
+   * `fastCall/` where it can (see `fastCall/blockCall.ts` for the rule), the rest on the library's EVM.
+   */
+  private installInterpreter(vm: VM, state: BlockState): void {
+    this.fastStats = installFastExecution(vm.evm as EVM, {
+      state,
+      blockHash: (n) => (this.hashes.tip ? this.chain.ancestorHash(this.hashes.tip, n) : undefined),
+      enabled: () => this.useInterpreter && !this.tracing,
+    });
   }
 
   /** After a failed execution: drop its pending nodes and everything the state held of the block. */

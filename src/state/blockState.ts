@@ -116,7 +116,7 @@ export class BlockState implements StateManagerInterface {
   // ------------------------------------------------------------------------------------------------
   // Reads
 
-  private committedAccount(key: string, address: Uint8Array): Account | undefined {
+  private committedAccount(key: string, address?: Uint8Array): Account | undefined {
     const hit = this.cAccounts.get(key);
     if (hit !== undefined) return hit ?? undefined;
     const account = this.snapshot.accountSync(key, address);
@@ -125,7 +125,7 @@ export class BlockState implements StateManagerInterface {
     return account;
   }
 
-  private currentAccount(key: string, address: Uint8Array): Account | undefined {
+  private currentAccount(key: string, address?: Uint8Array): Account | undefined {
     const d = this.dAccounts.get(key);
     if (d !== undefined) return d.account;
     return this.committedAccount(key, address);
@@ -136,7 +136,12 @@ export class BlockState implements StateManagerInterface {
     return a === undefined ? undefined : copyAccount(a);
   }
 
-  private committedSlot(key: string, address: Uint8Array, slotKey: string, slot: Uint8Array): Uint8Array {
+  private committedSlot(
+    key: string,
+    address: Uint8Array | undefined,
+    slotKey: string,
+    slot: Uint8Array,
+  ): Uint8Array {
     let slots = this.cStorage.get(key);
     const hit = slots?.get(slotKey);
     if (hit !== undefined) return hit;
@@ -190,6 +195,28 @@ export class BlockState implements StateManagerInterface {
 
   async getCodeSize(address: Address): Promise<number> {
     return (await this.getCode(address)).length;
+  }
+
+  /**
+   * Synchronous reads by unprefixed hex address key (40 characters) and slot key (64), for the call
+   * interpreter's world (`execution/fastCall/`). The account returned is the state's own: never
+   * mutate it. Storage values have their leading zeros stripped.
+   */
+  accountSync(key: string): Account | undefined {
+    return this.currentAccount(key);
+  }
+
+  codeSync(key: string): Uint8Array {
+    const a = this.currentAccount(key);
+    if (a === undefined || equalsBytes(a.codeHash, KECCAK256_NULL)) return EMPTY;
+    return this.codeByHash(a.codeHash);
+  }
+
+  storageSync(key: string, slot: Uint8Array, slotKey: string): Uint8Array {
+    const d = this.dStorage.get(key)?.get(slotKey);
+    if (d !== undefined) return d;
+    if (this.dCleared.has(key)) return EMPTY;
+    return this.committedSlot(key, undefined, slotKey, slot);
   }
 
   // ------------------------------------------------------------------------------------------------

@@ -57,6 +57,8 @@ export interface TestResult {
   passed: boolean;
   /** Why it failed (the first broken rule). */
   reason?: string;
+  /** Transaction messages run on the call interpreter, and those it left to the library's EVM, by reason. */
+  interpreter?: { fast: number; fallback: Record<string, number> };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -174,7 +176,7 @@ export async function runTest(
   const result: TestResult = { file, name, network: test.network, passed: false };
   const dir = mkdtempSync(join(workDir, 'alder-bt-'));
   try {
-    await checkTest(test, dir);
+    await checkTest(test, dir, result);
     result.passed = true;
   } catch (err) {
     result.reason =
@@ -187,7 +189,7 @@ export async function runTest(
   return result;
 }
 
-async function checkTest(test: BlockchainTest, dir: string): Promise<void> {
+async function checkTest(test: BlockchainTest, dir: string, result: TestResult): Promise<void> {
   const genesisFile = join(dir, 'genesis.json');
   writeFileSync(genesisFile, JSON.stringify(genesisJson(test)));
   const config = loadConfig(
@@ -240,6 +242,8 @@ async function checkTest(test: BlockchainTest, dir: string): Promise<void> {
     }
   } finally {
     await ctx.importer.idle().catch(() => undefined);
+    const stats = ctx.importer.processor.interpreterStats;
+    if (stats) result.interpreter = { fast: stats.fast, fallback: Object.fromEntries(stats.reasons) };
     await ctx.db.close();
   }
 }
