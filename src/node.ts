@@ -682,7 +682,7 @@ export async function importBlocks(
             `${file}: cannot decode the block at byte ${offset}: ${(err as Error).message.split('\n')[0]}`,
           );
         }
-        const next = { block, result: ctx.importer.importBlock(block) };
+        const next = { block, result: ctx.importer.importBlock(block, undefined, { bulk: true }) };
         // Awaited by `settle`; a block after a refused one fails too and is not reported.
         next.result.catch(() => undefined);
         ahead.push(next);

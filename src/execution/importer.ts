@@ -76,13 +76,19 @@ export class BlockImporter {
 
   /**
    * Imports blocks one after another; `tracer` sees this block's execution. Resolves once the block
-   * is committed and durable. The next queued block already executes while this one's transaction is
-   * written and flushed (blocks are still stored one after another, one transaction each).
+   * is committed and durable. With `bulk` (the caller queues more blocks behind, as `blocks import`
+   * does) the block commits on the database's commit thread and the next queued block executes while
+   * its transaction is written and flushed; blocks are still stored one after another, one
+   * transaction each.
    */
-  async importBlock(block: Block, tracer?: BlockTracer): Promise<ImportResult> {
+  async importBlock(
+    block: Block,
+    tracer?: BlockTracer,
+    opts: { bulk?: boolean } = {},
+  ): Promise<ImportResult> {
     // Senders recover on a worker thread while earlier queued blocks execute.
     const senders = sharedSenderRecovery().prefetch(block);
-    const staged = await this.enqueue(() => this.doImport(block, tracer, senders), {
+    const staged = await this.enqueue(() => this.doImport(block, tracer, senders, opts.bulk === true), {
       overlapCommit: true,
     });
     await staged.durable;
@@ -237,6 +243,7 @@ export class BlockImporter {
     given: Block,
     tracer: BlockTracer | undefined,
     senders: Promise<void>,
+    bulk: boolean,
   ): Promise<{ result: ImportResult; durable: Promise<void> }> {
     const block = this.rules.reviewBlock?.(given) ?? given;
     const hash = block.hash();
@@ -261,9 +268,9 @@ export class BlockImporter {
     }
     // The parent's commit (and head move) settles before this block's fork choice and writes.
     await this.committing;
-    // With another block queued behind (bulk import), this one commits on the database's commit
-    // thread while that one executes; alone, it commits here (nothing to overlap with).
-    if (this.pending > 1) return { result: 'imported', durable: this.storeAsync(block, execution, batch) };
+    // In a bulk import this block commits on the database's commit thread while the next executes;
+    // alone, it commits here (nothing to overlap with).
+    if (bulk) return { result: 'imported', durable: this.storeAsync(block, execution, batch) };
     this.store(block, execution, batch);
     return { result: 'imported', durable: Promise.resolve() };
   }
