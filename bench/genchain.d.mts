@@ -12,6 +12,8 @@ export interface GenerateChainOptions {
   accounts?: number;
   /** A proof-of-work London chain (fixed difficulty POW_DIFFICULTY, no withdrawals) instead of post-merge Cancun. */
   pow?: boolean;
+  /** false: post-merge Shanghai without Cancun (no blobs; a node on it never loads the KZG setup). */
+  cancun?: boolean;
   /** Seed of the transaction mix: two seeds give two different chains from one genesis. */
   seed?: number;
   /** Directory that receives genesis.json and chain.rlp. */
@@ -62,5 +64,6 @@ export function benchGenesis(opts?: {
   accounts?: number;
   gasLimit?: bigint;
   pow?: boolean;
+  cancun?: boolean;
 }): Record<string, unknown>;
 export function generateChain(opts: GenerateChainOptions): Promise<GeneratedChain>;

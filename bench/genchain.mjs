@@ -107,6 +107,14 @@ export const CANCUN_AT_GENESIS = Object.freeze({
   blobSchedule: { cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 } },
 });
 
+/** Genesis `config` members: merged at genesis, Shanghai active from the first block, no Cancun. */
+export const SHANGHAI_AT_GENESIS = Object.freeze({
+  ...LONDON_AT_GENESIS,
+  mergeNetsplitBlock: 0,
+  terminalTotalDifficulty: 0,
+  shanghaiTime: 0,
+});
+
 /** Difficulty of every block of a proof-of-work chain (its seals are not real: import skips them). */
 export const POW_DIFFICULTY = 100n;
 export const FEE_RECIPIENT = '0x0000000000000000000000000000000000c0ffee';
@@ -247,6 +255,7 @@ export function benchGenesis({
   accounts = DEFAULT_ACCOUNTS,
   gasLimit = DEFAULT_GAS_LIMIT,
   pow = false,
+  cancun = true,
 } = {}) {
   const alloc = {};
   const tokenStorage = {};
@@ -260,7 +269,7 @@ export function benchGenesis({
   return {
     config: {
       chainId: Number(CHAIN_ID),
-      ...CANCUN_AT_GENESIS,
+      ...(cancun ? CANCUN_AT_GENESIS : SHANGHAI_AT_GENESIS),
     },
     nonce: '0x0',
     timestamp: bigIntToHex(GENESIS_TIMESTAMP),
@@ -270,8 +279,7 @@ export function benchGenesis({
     mixHash: `0x${'00'.repeat(32)}`,
     coinbase: `0x${'00'.repeat(20)}`,
     baseFeePerGas: bigIntToHex(GENESIS_BASE_FEE),
-    excessBlobGas: '0x0',
-    blobGasUsed: '0x0',
+    ...(cancun ? { excessBlobGas: '0x0', blobGasUsed: '0x0' } : {}),
     number: '0x0',
     parentHash: `0x${'00'.repeat(32)}`,
     alloc,
@@ -360,6 +368,7 @@ function rng(seed) {
  * @param {bigint|number} [opts.gasLimit] block gas limit (default 1,500,000)
  * @param {number} [opts.accounts] prefunded accounts (default 512)
  * @param {boolean} [opts.pow] a proof-of-work London chain (fixed difficulty, no withdrawals) instead of post-merge Cancun
+ * @param {boolean} [opts.cancun] false: post-merge Shanghai without Cancun (no blobs, so a node on it never loads the KZG setup)
  * @param {number} [opts.seed] seed of the transaction mix: two seeds give two different chains from one genesis
  * @param {string} opts.outDir where genesis.json and chain.rlp are written
  * @param {(msg: string) => void} [opts.log] progress output
@@ -375,7 +384,8 @@ export async function generateChain(opts) {
 
   mkdirSync(outDir, { recursive: true });
   const pow = opts.pow ?? false;
-  const genesis = benchGenesis({ accounts, gasLimit, pow });
+  const cancun = !pow && (opts.cancun ?? true);
+  const genesis = benchGenesis({ accounts, gasLimit, pow, cancun });
   const genesisPath = join(outDir, 'genesis.json');
   writeFileSync(genesisPath, `${JSON.stringify(genesis, null, 2)}\n`);
 
@@ -406,7 +416,7 @@ export async function generateChain(opts) {
         timestamp: GENESIS_TIMESTAMP,
         extraData: hexToBytes(genesis.extraData),
         baseFeePerGas: GENESIS_BASE_FEE,
-        ...(pow ? {} : { excessBlobGas: 0n, blobGasUsed: 0n }),
+        ...(cancun ? { excessBlobGas: 0n, blobGasUsed: 0n } : {}),
         stateRoot: await state.getStateRoot(),
       },
       ...(pow ? {} : { withdrawals: [] }),
@@ -467,7 +477,7 @@ export async function generateChain(opts) {
               gasLimit,
               coinbase: hexToBytes(FEE_RECIPIENT),
               mixHash: keccak256(utf8ToBytes(`prevrandao-${n}`)),
-              parentBeaconBlockRoot: keccak256(utf8ToBytes(`beacon-${n}`)),
+              ...(cancun ? { parentBeaconBlockRoot: keccak256(utf8ToBytes(`beacon-${n}`)) } : {}),
             },
         withdrawals: pow
           ? undefined

@@ -196,12 +196,29 @@ function workloads({ blocks, accounts, token }) {
     {
       name: 'eth_getBlockByNumber (full)',
       bodies: cycle(blocks.length, (i) => body(i, 'eth_getBlockByNumber', [hex(blocks[i]), true])),
+      perBlock: true,
     },
     {
       name: 'eth_getLogs (1 block, address+topic)',
       bodies: cycle(blocks.length, (i) =>
         body(i, 'eth_getLogs', [
           { fromBlock: hex(blocks[i]), toBlock: hex(blocks[i]), address: token, topics: [TRANSFER_TOPIC] },
+        ]),
+      ),
+      perBlock: true,
+    },
+    {
+      // A view function: the token's balanceOf (one SLOAD), for each account in turn.
+      name: 'eth_call (view balanceOf)',
+      bodies: cycle(accounts.length, (i) =>
+        body(i, 'eth_call', [
+          {
+            to: token,
+            data: bytesToHex(
+              concatBytes(SELECTORS.balanceOf, setLengthLeft(Buffer.from(accounts[i].slice(2), 'hex'), 32)),
+            ),
+          },
+          'latest',
         ]),
       ),
     },
@@ -383,8 +400,11 @@ async function core() {
     const mem = {};
     {
       const port = await freePort();
+      // The generated chain is post-merge: the engine port opens too, on a free port of its own.
+      const enginePort = await freePort();
       const proc = start(process.execPath, [
         ...alderArgs(gen.genesisPath, alderData),
+        `--engine-rpc-port=${enginePort}`,
         '--rpc-http-enabled',
         '--rpc-http-host=127.0.0.1',
         `--rpc-http-port=${port}`,
@@ -404,7 +424,7 @@ async function core() {
       const wls = [
         ...workloads({ blocks: recent, accounts, token: TOKEN_ADDRESS }),
         ...workloads({ blocks: all, accounts, token: TOKEN_ADDRESS })
-          .slice(2)
+          .filter((w) => w.perBlock)
           .map((w) => ({ ...w, name: w.name.replace(/\)$/, `, all ${stats.blocks} blocks)`) })),
       ];
       reads.alder = await measureReads('alder', url, wls, work, proc.pid);

@@ -4,9 +4,10 @@
  */
 import { arch, platform } from 'node:os';
 import { join } from 'node:path';
-import { createBlockFromRLP } from '@ethereumjs/block';
+import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { bytesToHex, createAddressFromString } from '@ethereumjs/util';
+import { BlockDecoder } from './chain/blockDecoder.js';
 import { ChainStore } from './chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from './chain/errors.js';
 import { FeeOracle } from './chain/fees.js';
@@ -632,46 +633,64 @@ export async function importBlocks(
   const ctx = await openChain(config, { skipPowValidation: opts.skipPowValidation });
   let imported = 0;
   let skipped = 0;
+  const decoder = new BlockDecoder(ctx.common);
   // One cheap pass over the files gives the progress display its total (blocks are not decoded).
   let total = 0;
   if (opts.onProgress) for (const file of files) for (const _ of readBlockFile(file)) total++;
+  // One block is queued ahead of the one being awaited: it executes while the other's transaction
+  // is written and flushed (see `BlockImporter.importBlock`).
+  let ahead: { block: Block; result: Promise<'imported' | 'known'> } | undefined;
+  const settle = async (): Promise<void> => {
+    if (ahead === undefined) return;
+    const { block, result: pending } = ahead;
+    ahead = undefined;
+    let result: 'imported' | 'known';
+    try {
+      result = await pending;
+    } catch (err) {
+      if (err instanceof InvalidBlockError || err instanceof UnknownParentError) {
+        await ctx.importer.idle();
+        const head = ctx.chain.head();
+        throw new Error(
+          `${err.message}. Import stopped; the chain keeps every block before it (head ${head.number}, ${bytesToHex(head.hash)}).`,
+        );
+      }
+      throw err;
+    }
+    if (result === 'imported') imported++;
+    else skipped++;
+    log.debug(
+      { number: block.header.number.toString(), hash: bytesToHex(block.hash()), result },
+      'Imported block',
+    );
+    // Let I/O (log output, signals) through between blocks.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    opts.onProgress?.(imported + skipped, total, block.header.number);
+  };
   try {
     for (const file of files) {
       for (const { rlp, offset } of readBlockFile(file)) {
-        let block: ReturnType<typeof createBlockFromRLP>;
+        let block: Block;
         try {
-          block = createBlockFromRLP(rlp, { common: ctx.common, setHardfork: true });
+          block = decoder.fromRLP(rlp);
         } catch (err) {
+          await settle();
           throw new Error(
             `${file}: cannot decode the block at byte ${offset}: ${(err as Error).message.split('\n')[0]}`,
           );
         }
-        let result: 'imported' | 'known';
-        try {
-          result = await ctx.importer.importBlock(block);
-        } catch (err) {
-          if (err instanceof InvalidBlockError || err instanceof UnknownParentError) {
-            const head = ctx.chain.head();
-            throw new Error(
-              `${err.message}. Import stopped; the chain keeps every block before it (head ${head.number}, ${bytesToHex(head.hash)}).`,
-            );
-          }
-          throw err;
-        }
-        if (result === 'imported') imported++;
-        else skipped++;
-        log.debug(
-          { number: block.header.number.toString(), hash: bytesToHex(block.hash()), result },
-          'Imported block',
-        );
-        // Let I/O (log output, signals) through between blocks.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        opts.onProgress?.(imported + skipped, total, block.header.number);
+        const next = { block, result: ctx.importer.importBlock(block) };
+        // Awaited by `settle`; a block after a refused one fails too and is not reported.
+        next.result.catch(() => undefined);
+        await settle();
+        ahead = next;
       }
     }
+    await settle();
     const head = ctx.chain.head();
     return { imported, skipped, head: { number: head.number, hash: bytesToHex(head.hash) } };
   } finally {
+    await ctx.importer.idle();
     await ctx.db.close();
   }
 }

@@ -29,8 +29,10 @@ function loadNativeKeccak(bytes: 32 | 64): ((msg: Uint8Array) => Uint8Array) | u
     const dir = require.resolve('keccak/package.json').replace(/package\.json$/, '');
     const KeccakState = gypBuild(dir);
     const capacity = bytes * 16;
+    // One sponge, initialised again per message: hashing is synchronous, so calls never overlap, and
+    // a new native object per hash cost as much as the permutation itself (~2× measured here).
+    const s = new KeccakState();
     return (msg: Uint8Array): Uint8Array => {
-      const s = new KeccakState();
       s.initialize(1600 - capacity, capacity);
       s.absorb(msg);
       s.absorbLastFewBits(0x01);

@@ -11,7 +11,9 @@
  * `StorageWriteError`: nothing of that batch is written, and what was committed before stays.
  */
 import { closeSync, mkdirSync, openSync, readFileSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { type Database as LmdbDb, open, type RootDatabase } from 'lmdb';
 
 export const LOCK_FILE = 'alder.lock';
@@ -189,17 +191,102 @@ export class WriteBatch {
   }
 }
 
+/** A write of a batch still being committed in the background: its value (undefined: deleted). */
+interface InFlightWrite {
+  value: Uint8Array | undefined;
+  /** The batch that wrote it (a later batch's write to the same key replaces it). */
+  seq: number;
+}
+
+/** Keys as strings whose order is the keys' byte order (one char per byte). */
+function keyString(key: Uint8Array): string {
+  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+}
+
+/** A batch as one transferable buffer: per write its store, kind, key and value lengths, key, value. */
+function packBatch(batch: WriteBatch): Uint8Array {
+  let size = 0;
+  for (const op of batch.ops) size += 8 + op.key.length + (op.value?.length ?? 0);
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  let at = 0;
+  for (const op of batch.ops) {
+    out[at] = STORE_INDEX.get(op.store) as number;
+    out[at + 1] = op.value === undefined ? 1 : 0;
+    view.setUint16(at + 2, op.key.length);
+    view.setUint32(at + 4, op.value?.length ?? 0);
+    out.set(op.key, at + 8);
+    at += 8 + op.key.length;
+    if (op.value !== undefined) {
+      out.set(op.value, at);
+      at += op.value.length;
+    }
+  }
+  return out;
+}
+
+const STORE_INDEX = new Map<StoreName, number>(STORES.map((name, i) => [name, i]));
+
+/**
+ * The commit thread (an evaluated CommonJS worker): opens the same LMDB environment and applies each
+ * packed batch in one synchronous, durable transaction, in the order received.
+ */
+const COMMIT_THREAD_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { open } = require(workerData.lmdb);
+const root = open({ path: workerData.path, maxDbs: workerData.maxDbs, mapSize: workerData.mapSize });
+const stores = workerData.stores.map((name) => root.openDB({ name, encoding: 'binary', keyEncoding: 'binary' }));
+parentPort.on('message', (m) => {
+  if (m.close) {
+    Promise.resolve(root.close()).finally(() => process.exit(0));
+    return;
+  }
+  const { seq, packed } = m;
+  try {
+    const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+    root.transactionSync(() => {
+      let at = 0;
+      while (at < packed.length) {
+        const db = stores[packed[at]];
+        const del = packed[at + 1] === 1;
+        const keyLength = view.getUint16(at + 2);
+        const valueLength = view.getUint32(at + 4);
+        const key = packed.subarray(at + 8, at + 8 + keyLength);
+        at += 8 + keyLength;
+        if (del) db.removeSync(key);
+        else db.putSync(key, packed.subarray(at, at + valueLength));
+        at += valueLength;
+      }
+    });
+    parentPort.postMessage({ seq });
+  } catch (err) {
+    parentPort.postMessage({ seq, error: { message: String(err && err.message || err), code: err && err.code } });
+  }
+});
+`;
+
 export class Database {
   private readonly root: RootDatabase;
   private readonly stores: Record<StoreName, LmdbDb<Uint8Array, Uint8Array>>;
   private lockPath: string | undefined;
   private readonly failureListeners: Array<(err: StorageWriteError) => void> = [];
+  /**
+   * The writes of batches handed to `commitAsync` and not yet committed, by store and key: reads
+   * answer from here first, so a batch is visible to this process from the moment it is handed over.
+   */
+  private readonly inFlight = new Map<StoreName, Map<string, InFlightWrite>>();
+  private inFlightBatches = 0;
+  private batchSeq = 0;
+  private lastAsync: Promise<void> = Promise.resolve();
+  private committer: Worker | undefined;
+  private readonly commits = new Map<number, { resolve: () => void; reject: (err: unknown) => void }>();
 
   private constructor(
     readonly path: string,
     root: RootDatabase,
     stores: Record<StoreName, LmdbDb<Uint8Array, Uint8Array>>,
     lockPath: string,
+    private readonly mapSize: number,
   ) {
     this.root = root;
     this.stores = stores;
@@ -214,7 +301,8 @@ export class Database {
     }
     const lockPath = acquireLock(path);
     try {
-      const root = open({ path, maxDbs: STORES.length + 4, mapSize: options.mapSize ?? 2 ** 40 });
+      const mapSize = options.mapSize ?? 2 ** 40;
+      const root = open({ path, maxDbs: STORES.length + 4, mapSize });
       const stores = {} as Record<StoreName, LmdbDb<Uint8Array, Uint8Array>>;
       for (const name of STORES) {
         stores[name] = root.openDB<Uint8Array, Uint8Array>({
@@ -223,7 +311,7 @@ export class Database {
           keyEncoding: 'binary',
         });
       }
-      return new Database(path, root, stores, lockPath);
+      return new Database(path, root, stores, lockPath, mapSize);
     } catch (err) {
       releaseLock(lockPath);
       const reason = storageReason(err);
@@ -233,15 +321,26 @@ export class Database {
   }
 
   get(store: StoreName, key: Uint8Array): Uint8Array | undefined {
+    if (this.inFlightBatches > 0) {
+      const w = this.inFlight.get(store)?.get(keyString(key));
+      if (w !== undefined) return w.value;
+    }
     const v = this.stores[store].getBinary(key) as Buffer | undefined;
     return v === undefined ? undefined : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
   }
 
   has(store: StoreName, key: Uint8Array): boolean {
+    if (this.inFlightBatches > 0) {
+      const w = this.inFlight.get(store)?.get(keyString(key));
+      if (w !== undefined) return w.value !== undefined;
+    }
     return this.stores[store].doesExist(key);
   }
 
-  /** Applies every write of the batch in one LMDB transaction. */
+  /**
+   * Applies every write of the batch in one LMDB transaction. Not to be mixed with a `commitAsync`
+   * still running on the same keys (the importer's queue orders them).
+   */
   commit(batch: WriteBatch): void {
     if (batch.size === 0) return;
     try {
@@ -253,15 +352,119 @@ export class Database {
         }
       });
     } catch (err) {
-      let reason = storageReason(err);
-      if (reason === undefined) throw err;
-      // LMDB reports a write that ran out of space as an I/O error: say which it was.
-      if (!reason.includes('space') && freeBytes(this.path) < 4 * 1024 * 1024)
-        reason = `no space left on the device (${reason})`;
-      const failure = new StorageWriteError(this.path, reason, { cause: err });
-      for (const listener of this.failureListeners) listener(failure);
-      throw failure;
+      throw this.failed(err);
     }
+  }
+
+  /**
+   * Applies every write of the batch in one LMDB transaction, written and flushed to disk on the
+   * database's commit thread while this one goes on: the batch is readable here at once (see
+   * `inFlight`), and the promise settles once the transaction is committed and durable. Batches
+   * commit in the order they were handed over. A killed process restarts with every batch whose
+   * promise had resolved; a failed commit rejects with `StorageWriteError` (after the failure
+   * listeners heard of it) and writes nothing of its batch.
+   */
+  commitAsync(batch: WriteBatch): Promise<void> {
+    if (batch.size === 0) return this.lastAsync;
+    const seq = ++this.batchSeq;
+    for (const op of batch.ops) {
+      let writes = this.inFlight.get(op.store);
+      if (writes === undefined) {
+        writes = new Map();
+        this.inFlight.set(op.store, writes);
+      }
+      writes.set(keyString(op.key), { value: op.value, seq });
+    }
+    this.inFlightBatches++;
+    const done = new Promise<void>((resolve, reject) => {
+      let worker: Worker;
+      try {
+        worker = this.commitThread();
+      } catch (err) {
+        reject(err);
+        return;
+      }
+      const packed = packBatch(batch);
+      this.commits.set(seq, { resolve, reject });
+      if (this.commits.size === 1) worker.ref();
+      worker.postMessage({ seq, packed }, [packed.buffer as ArrayBuffer]);
+    }).then(
+      () => {
+        // Reads here start a new read transaction, which sees the commit.
+        this.root.resetReadTxn();
+        this.settle(batch, seq);
+      },
+      (err) => {
+        this.settle(batch, seq);
+        throw this.failed(err);
+      },
+    );
+    this.lastAsync = done.catch(() => undefined);
+    return done;
+  }
+
+  /** The thread `commitAsync` commits on (started on first use, over the same environment). */
+  private commitThread(): Worker {
+    if (this.committer !== undefined) return this.committer;
+    const require = createRequire(import.meta.url);
+    const worker = new Worker(COMMIT_THREAD_SOURCE, {
+      eval: true,
+      workerData: {
+        lmdb: require.resolve('lmdb'),
+        path: this.path,
+        maxDbs: STORES.length + 4,
+        mapSize: this.mapSize,
+        stores: STORES,
+      },
+    });
+    worker.on('message', (m: { seq: number; error?: { message: string; code?: unknown } }) => {
+      const pending = this.commits.get(m.seq);
+      if (pending === undefined) return;
+      this.commits.delete(m.seq);
+      if (this.commits.size === 0) worker.unref();
+      if (m.error === undefined) pending.resolve();
+      else pending.reject(Object.assign(new Error(m.error.message), { code: m.error.code }));
+    });
+    const fail = (err: unknown) => {
+      this.committer = undefined;
+      for (const pending of this.commits.values()) pending.reject(err);
+      this.commits.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => {
+      if (this.commits.size > 0) fail(new Error(`the commit thread stopped (exit code ${code})`));
+      this.committer = undefined;
+    });
+    // Only commits in flight keep the process alive.
+    worker.unref();
+    this.committer = worker;
+    return worker;
+  }
+
+  /** Resolves once every batch handed to `commitAsync` so far is committed (or failed). */
+  whenCommitted(): Promise<void> {
+    return this.lastAsync;
+  }
+
+  private settle(batch: WriteBatch, seq: number): void {
+    this.inFlightBatches--;
+    for (const op of batch.ops) {
+      const writes = this.inFlight.get(op.store);
+      const key = keyString(op.key);
+      if (writes?.get(key)?.seq === seq) writes.delete(key);
+    }
+  }
+
+  /** The error a failed write throws; storage failures also go to the failure listeners. */
+  private failed(err: unknown): unknown {
+    let reason = storageReason(err);
+    if (reason === undefined) return err;
+    // LMDB reports a write that ran out of space as an I/O error: say which it was.
+    if (!reason.includes('space') && freeBytes(this.path) < 4 * 1024 * 1024)
+      reason = `no space left on the device (${reason})`;
+    const failure = new StorageWriteError(this.path, reason, { cause: err });
+    for (const listener of this.failureListeners) listener(failure);
+    return failure;
   }
 
   /** Called on every commit that fails for lack of space or permission (the node stops on it). */
@@ -275,13 +478,41 @@ export class Database {
     start?: Uint8Array,
     end?: Uint8Array,
   ): Generator<{ key: Uint8Array; value: Uint8Array }> {
-    for (const { key, value } of this.stores[store].getRange({ start, end })) {
-      yield { key: key as Uint8Array, value: value as Uint8Array };
+    const writes = this.inFlightBatches > 0 ? this.inFlight.get(store) : undefined;
+    if (writes === undefined || writes.size === 0) {
+      for (const { key, value } of this.stores[store].getRange({ start, end })) {
+        yield { key: key as Uint8Array, value: value as Uint8Array };
+      }
+      return;
+    }
+    // Batches still being committed take part: the range is gathered and merged in key order.
+    const from = start === undefined ? undefined : keyString(start);
+    const to = end === undefined ? undefined : keyString(end);
+    const merged = new Map<string, { key: Uint8Array; value: Uint8Array | undefined }>();
+    for (const { key, value } of this.stores[store].getRange({ start, end }))
+      merged.set(keyString(key as Uint8Array), { key: key as Uint8Array, value: value as Uint8Array });
+    for (const [k, w] of writes) {
+      if ((from !== undefined && k < from) || (to !== undefined && k >= to)) continue;
+      merged.set(k, { key: new Uint8Array(Buffer.from(k, 'latin1')), value: w.value });
+    }
+    const keys = [...merged.keys()].sort();
+    for (const k of keys) {
+      const e = merged.get(k) as { key: Uint8Array; value: Uint8Array | undefined };
+      if (e.value !== undefined) yield { key: e.key, value: e.value };
     }
   }
 
   async close(): Promise<void> {
     try {
+      await this.lastAsync;
+      const committer = this.committer;
+      this.committer = undefined;
+      if (committer !== undefined) {
+        const exited = new Promise((resolve) => committer.once('exit', resolve));
+        committer.ref();
+        committer.postMessage({ close: true });
+        await exited;
+      }
       await this.root.close();
     } finally {
       if (this.lockPath !== undefined) releaseLock(this.lockPath);

@@ -11,6 +11,7 @@
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { type Common, Hardfork } from '@ethereumjs/common';
+import type { EVM } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import {
   Account,
@@ -33,6 +34,7 @@ import { Lru } from '../util/lru.js';
 import { orderedTrieRoot } from '../util/orderedTrieRoot.js';
 import { useFastCommonLookups } from './commonLookups.js';
 import type { ConsensusRules } from './consensusRules.js';
+import { type FastExecutionStats, installFastExecution } from './fastCall/blockCall.js';
 import { openOverlayState } from './overlayStore.js';
 import { attachTracer, type BlockTracer, TraceAbort } from './tracer.js';
 
@@ -78,12 +80,19 @@ export class BlockProcessor {
   /** The warm state of import and the builder (kept from block to block; see `state/blockState.ts`). */
   private state: BlockState | undefined;
   private readonly hashes: AncestorHashes;
-  /** keccak256 preimages of the addresses and slots the block being executed wrote (debug ranges). */
-  private readonly preimages = new Map<Uint8Array, Uint8Array>();
   /** Replay VMs positioned after a transaction of a stored block, by block hash (`replayTransaction`). */
   private readonly positioned = new Lru<string, { vm: VM; next: number }>(POSITIONED_BLOCKS);
   /** The changes of the last block the builder filled, by its state root. */
   private built: { root: Uint8Array; changes: StateChanges } | undefined;
+  /** Where the warm VM's transaction messages ran (see `installInterpreter`). */
+  private fastStats: FastExecutionStats | undefined;
+  /**
+   * Whether import and the block builder run transaction messages on the interpreter in `fastCall/`
+   * where it can (on by default; off runs every message on the library's EVM, e.g. to compare).
+   */
+  useInterpreter = true;
+  /** A tracer is attached to the warm VM: every message runs on the library's EVM, which it observes. */
+  private tracing = false;
 
   constructor(
     private readonly chain: ChainStore,
@@ -91,6 +100,11 @@ export class BlockProcessor {
     private readonly rules: ConsensusRules,
   ) {
     this.hashes = new AncestorHashes(chain);
+  }
+
+  /** How many transaction messages of import and block building ran on the interpreter, and why others did not. */
+  get interpreterStats(): FastExecutionStats | undefined {
+    return this.fastStats;
   }
 
   /**
@@ -106,6 +120,7 @@ export class BlockProcessor {
   ): Promise<BlockExecution> {
     const { vm, state } = await this.positionOn(parent);
     const detach = tracer ? attachTracer(vm, tracer) : undefined;
+    this.tracing = tracer !== undefined;
     let result: Awaited<ReturnType<typeof runBlock>>;
     try {
       await tracer?.onBlockStart?.(block, vm);
@@ -120,16 +135,16 @@ export class BlockProcessor {
       await this.reset(state, parent);
       throw new BlockExecutionError(cleanReason(err));
     } finally {
+      this.tracing = false;
       try {
         detach?.();
       } catch {
         // An import is never undone by its tracer.
       }
     }
-    const { changes } = state.commitBlock();
+    const { changes, preimages } = state.commitBlock();
     this.world.store.drainInto(batch);
-    this.chain.putPreimages(batch, this.preimages.entries());
-    this.preimages.clear();
+    this.chain.putPreimages(batch, preimages);
     return {
       receipts: result.receipts.map((r, i) => encodeReceipt(r, block.transactions[i].type)),
       senders: block.transactions.map((tx) => tx.getSenderAddress()),
@@ -152,11 +167,10 @@ export class BlockProcessor {
       // The committed layer now describes the built state; a child of the built block starts from it.
       const built = state.commitBlock();
       if (!bytesEqual(built.root, stateRoot)) throw new Error('built state root differs');
-      this.built = built;
+      this.built = { root: built.root, changes: built.changes };
       const stateWrites = this.chain.newBatch();
       this.world.store.drainInto(stateWrites);
-      this.chain.putPreimages(stateWrites, this.preimages.entries());
-      this.preimages.clear();
+      this.chain.putPreimages(stateWrites, built.preimages);
       return { result, stateWrites };
     } catch (err) {
       await this.reset(state, parent);
@@ -430,12 +444,12 @@ export class BlockProcessor {
   private async positionOn(parent: BlockHeader): Promise<{ vm: VM; state: BlockState }> {
     if (!this.vm || !this.state) {
       this.state = this.world.openBlockState(parent.stateRoot);
-      recordPreimages(this.state, this.preimages);
       this.vm = await createVM({
         common: this.executionCommon(),
         stateManager: this.state,
         blockchain: this.hashes as never,
       });
+      this.installInterpreter(this.vm, this.state);
     }
     const state = this.state;
     this.hashes.tip = parent;
@@ -444,10 +458,21 @@ export class BlockProcessor {
     return { vm: this.vm, state };
   }
 
+  /**
+   * Import and the block builder run each transaction's message call on the interpreter in
+   * `fastCall/` where it can (see `fastCall/blockCall.ts` for the rule), the rest on the library's EVM.
+   */
+  private installInterpreter(vm: VM, state: BlockState): void {
+    this.fastStats = installFastExecution(vm.evm as EVM, {
+      state,
+      blockHash: (n) => (this.hashes.tip ? this.chain.ancestorHash(this.hashes.tip, n) : undefined),
+      enabled: () => this.useInterpreter && !this.tracing,
+    });
+  }
+
   /** After a failed execution: drop its pending nodes and everything the state held of the block. */
   private async reset(state: BlockState, parent: BlockHeader): Promise<void> {
     this.world.store.discard();
-    this.preimages.clear();
     state.discard();
     state.reset(parent.stateRoot);
   }
@@ -466,20 +491,6 @@ async function credit(vm: VM, address: Address, amount: bigint): Promise<void> {
   const account = (await vm.stateManager.getAccount(address)) ?? new Account();
   account.balance += amount;
   await vm.evm.journal.putAccount(address, account);
-}
-
-/** Records keccak256(key) → key for every address and storage slot the state manager writes. */
-function recordPreimages(state: BlockState, into: Map<Uint8Array, Uint8Array>): void {
-  const putAccount = state.putAccount.bind(state);
-  const putStorage = state.putStorage.bind(state);
-  state.putAccount = (address, account) => {
-    into.set(keccak256(address.bytes), address.bytes);
-    return putAccount(address, account);
-  };
-  state.putStorage = (address, key, value) => {
-    into.set(keccak256(key), key.slice());
-    return putStorage(address, key, value);
-  };
 }
 
 function word(n: bigint): Uint8Array {

@@ -16,6 +16,7 @@ import { FlatState } from '../state/flatState.js';
 import type { WorldState } from '../state/worldState.js';
 import { type BlockExecution, BlockExecutionError, BlockProcessor } from './blockProcessor.js';
 import type { ConsensusRules } from './consensusRules.js';
+import { sharedSenderRecovery } from './senderRecovery.js';
 import type { BlockTracer } from './tracer.js';
 
 export interface ImporterOptions {
@@ -49,6 +50,12 @@ export class BlockImporter {
   private pending = 0;
   /** Blocks refused at import, by hash, oldest first. */
   private readonly bad = new Map<string, BadBlock>();
+  /**
+   * The commit of the last imported block, running on LMDB's writer thread; then its head move.
+   * The next block executes meanwhile, and is stored once it has settled; everything else the queue
+   * runs waits for it first.
+   */
+  private committing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly chain: ChainStore,
@@ -67,9 +74,19 @@ export class BlockImporter {
     });
   }
 
-  /** Imports blocks one after another; imports never interleave. `tracer` sees this block's execution. */
-  importBlock(block: Block, tracer?: BlockTracer): Promise<ImportResult> {
-    return this.enqueue(() => this.doImport(block, tracer));
+  /**
+   * Imports blocks one after another; `tracer` sees this block's execution. Resolves once the block
+   * is committed and durable. The next queued block already executes while this one's transaction is
+   * written and flushed (blocks are still stored one after another, one transaction each).
+   */
+  async importBlock(block: Block, tracer?: BlockTracer): Promise<ImportResult> {
+    // Senders recover on a worker thread while earlier queued blocks execute.
+    const senders = sharedSenderRecovery().prefetch(block);
+    const staged = await this.enqueue(() => this.doImport(block, tracer, senders), {
+      overlapCommit: true,
+    });
+    await staged.durable;
+    return staged.result;
   }
 
   /**
@@ -135,9 +152,10 @@ export class BlockImporter {
     });
   }
 
-  /** Resolves once every queued import has finished. */
+  /** Resolves once every queued import has finished and is committed. */
   async idle(): Promise<void> {
     await this.queue;
+    await this.committing.catch(() => undefined);
   }
 
   /** Whether an import (or a block build) is queued or running. */
@@ -189,9 +207,19 @@ export class BlockImporter {
     });
   }
 
-  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` after everything queued before it. Unless `overlapCommit` (an import, which waits for
+   * the previous commit itself right before storing), the previous block's commit has settled first.
+   */
+  private enqueue<T>(work: () => Promise<T>, opts: { overlapCommit?: boolean } = {}): Promise<T> {
     this.pending++;
-    const run = this.queue.then(work).finally(() => {
+    const task = opts.overlapCommit
+      ? work
+      : async () => {
+          await this.committing;
+          return work();
+        };
+    const run = this.queue.then(task).finally(() => {
       this.pending--;
     });
     this.queue = run.catch(() => undefined);
@@ -205,16 +233,24 @@ export class BlockImporter {
     while (this.bad.size > MAX_BAD_BLOCKS) this.bad.delete(this.bad.keys().next().value as string);
   }
 
-  private async doImport(given: Block, tracer: BlockTracer | undefined): Promise<ImportResult> {
+  private async doImport(
+    given: Block,
+    tracer: BlockTracer | undefined,
+    senders: Promise<void>,
+  ): Promise<{ result: ImportResult; durable: Promise<void> }> {
     const block = this.rules.reviewBlock?.(given) ?? given;
     const hash = block.hash();
-    if (this.chain.hasBlock(hash)) return 'known';
+    if (this.chain.hasBlock(hash)) {
+      await this.committing;
+      return { result: 'known', durable: Promise.resolve() };
+    }
     const parent = this.checkHeader(block);
     const rules = this.rules;
     if (block.header.difficulty > 0n && !(rules.sealIsProofOfWork && this.opts.skipPowValidation)) {
       const sealReason = await rules.verifySeal(block.header);
       if (sealReason) throw this.invalid(block, sealReason);
     }
+    await senders;
     const batch = this.chain.newBatch();
     let execution: BlockExecution;
     try {
@@ -223,8 +259,13 @@ export class BlockImporter {
       if (err instanceof BlockExecutionError) throw this.invalid(block, err.reason);
       throw err;
     }
+    // The parent's commit (and head move) settles before this block's fork choice and writes.
+    await this.committing;
+    // With another block queued behind (bulk import), this one commits on the database's commit
+    // thread while that one executes; alone, it commits here (nothing to overlap with).
+    if (this.pending > 1) return { result: 'imported', durable: this.storeAsync(block, execution, batch) };
     this.store(block, execution, batch);
-    return 'imported';
+    return { result: 'imported', durable: Promise.resolve() };
   }
 
   /** The header checks; returns the parent. */
@@ -238,8 +279,25 @@ export class BlockImporter {
     return parent;
   }
 
-  /** Block, receipts, indexes and (when it wins fork choice) the head, in `batch`'s one transaction. */
-  private store(block: Block, execution: BlockExecution, batch: WriteBatch): void {
+  /** `store`, its transaction committed on LMDB's writer thread (see `committing`). */
+  private storeAsync(block: Block, execution: BlockExecution, batch: WriteBatch): Promise<void> {
+    const after = this.store(block, execution, batch, true);
+    const done = this.chain.db.commitAsync(batch).then(after, (err) => {
+      // The tables name the root the database holds again.
+      this.world.flat.reload();
+      throw err;
+    });
+    // A failed commit stops the node (the database's failure listeners); the next import rethrows it.
+    done.catch(() => undefined);
+    this.committing = done;
+    return done;
+  }
+
+  /**
+   * Block, receipts, indexes and (when it wins fork choice) the head, in `batch`'s one transaction.
+   * Committed here, or with `deferCommit` by the caller, who then calls the returned function.
+   */
+  private store(block: Block, execution: BlockExecution, batch: WriteBatch, deferCommit = false): () => void {
     const parentTd = this.chain.getTotalDifficulty(block.header.parentHash) ?? 0n;
     const td = parentTd + block.header.difficulty;
     this.chain.putBlock(batch, block, td, execution.receipts, execution.senders);
@@ -262,9 +320,19 @@ export class BlockImporter {
     const extendsFlat =
       moved !== undefined && changes !== undefined && parentRoot !== undefined && flat.isAt(parentRoot);
     if (extendsFlat) flat.apply(batch, changes, block.header.stateRoot);
+    const committed = () => {
+      if (moved) this.chain.headCommitted({ head: block, ...moved });
+    };
+    if (deferCommit) {
+      // The batch is readable from the moment it is handed to the commit thread (the next block
+      // executes on it): so are the tables' new entries.
+      if (extendsFlat) flat.moved(block.header.stateRoot);
+      return committed;
+    }
     this.chain.db.commit(batch);
     if (extendsFlat) flat.moved(block.header.stateRoot);
-    if (moved) this.chain.headCommitted({ head: block, ...moved });
+    committed();
+    return () => {};
   }
 
   /**

@@ -28,6 +28,7 @@ import {
 import { join } from 'node:path';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { logger } from '../log.js';
+import { BlockLogCache, storedBloom } from './blockLogCache.js';
 
 export const BLOCKS_PER_SEGMENT = 100_000;
 export const BLOOM_BYTES = 256;
@@ -61,24 +62,11 @@ const hex = (n: bigint | number): string => `0x${n.toString(16)}`;
 /** `latest` as an end block (Besu: Long.MAX_VALUE). */
 export const LATEST_BLOCK = (1n << 63n) - 1n;
 
-/**
- * The logs bloom of a canonical block, read from its stored header RLP without decoding the header
- * (the bloom is the seventh field, after six fixed-size fields); decoded when the layout differs.
- */
+/** The logs bloom of a canonical block, from its stored header RLP (decoded only when the layout differs). */
 export function canonicalBloom(chain: ChainStore, number: bigint): Uint8Array | undefined {
   const hash = chain.canonicalHash(number);
   if (!hash) return undefined;
-  const raw = chain.getRawHeader(hash);
-  if (raw) {
-    const b0 = raw[0] as number;
-    const listHeader = b0 >= 0xf8 ? 1 + (b0 - 0xf7) : 1;
-    // parentHash, ommersHash (33 each), coinbase (21), stateRoot, transactionsRoot, receiptsRoot (33 each).
-    const at = listHeader + 33 * 2 + 21 + 33 * 3;
-    if (raw[at] === 0xb9 && raw[at + 1] === 0x01 && raw[at + 2] === 0x00 && raw.length >= at + 3 + 256) {
-      return raw.subarray(at + 3, at + 3 + BLOOM_BYTES);
-    }
-  }
-  return chain.getHeader(hash)?.logsBloom;
+  return storedBloom(chain, hash) ?? chain.getHeader(hash)?.logsBloom;
 }
 
 export class LogBloomCache {
@@ -96,6 +84,8 @@ export class LogBloomCache {
   /** Segments known complete since start (Besu's cachedSegments). */
   private readonly checked = new Set<number>();
   private job: Promise<void> = Promise.resolve();
+  /** Decoded log lists of recently queried blocks, shared by every log query of the node. */
+  readonly logLists: BlockLogCache;
 
   constructor(
     private readonly chain: ChainStore,
@@ -106,6 +96,7 @@ export class LogBloomCache {
     this.perSegment = opts.blocksPerSegment ?? BLOCKS_PER_SEGMENT;
     this.S = BigInt(this.perSegment);
     this.fileBytes = this.perSegment * BLOOM_BYTES;
+    this.logLists = new BlockLogCache(chain);
   }
 
   /** Creates the directory, clears files of an older cache version, and (auto) starts maintenance. */
@@ -127,6 +118,7 @@ export class LogBloomCache {
   /** Stops maintenance; resolves when a running generation has stopped. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.logLists.close();
     if (this.watching) this.chain.off('newHead', this.onHead);
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();

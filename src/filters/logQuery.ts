@@ -46,7 +46,8 @@ export function checkLogRange(chain: ChainStore, from: bigint, to: bigint): { fr
 
 /**
  * The logs a compiled query matches within `scope`, in chain order. `blooms` (the log bloom cache)
- * supplies the blooms of full cached segments; headers are read for the rest.
+ * supplies the blooms of full cached segments (the stored headers' for the rest) and the decoded log
+ * lists of recently read blocks. Returned entries may be shared with later queries: never mutate them.
  */
 export function queryLogs(
   chain: ChainStore,
@@ -58,7 +59,7 @@ export function queryLogs(
   if ('blockHash' in scope) {
     const header = chain.getHeader(scope.blockHash);
     if (!header) throw new LogQueryError('UNKNOWN_BLOCK_HASH');
-    return blockLogs(chain, header, query);
+    return blockLogs(chain, header, query, { lists: blooms?.logLists });
   }
   const { from, to } = checkLogRange(chain, scope.from, scope.to);
   if (limits.maxRange > 0 && to - from > BigInt(limits.maxRange)) throw new LogQueryError('RANGE_TOO_WIDE');

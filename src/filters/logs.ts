@@ -6,6 +6,8 @@ import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { StoredReceipt } from '../chain/receipts.js';
 import { keccak256 } from '../crypto/index.js';
+import type { BlockLogCache, BlockLogList } from './blockLogCache.js';
+import { byteKey } from './blockLogCache.js';
 
 export interface LogQuery {
   /** Matching addresses; empty matches any address. */
@@ -67,9 +69,7 @@ function computeBloomBits(value: Uint8Array): BloomBits {
   return out;
 }
 
-function key(b: Uint8Array): string {
-  return Buffer.from(b.buffer, b.byteOffset, b.length).toString('latin1');
-}
+const key = byteKey;
 
 export function compileLogQuery(query: LogQuery): CompiledLogQuery {
   const bloomGroups: BloomBits[][] = [];
@@ -129,17 +129,50 @@ export function logMatches(address: Uint8Array, topics: readonly Uint8Array[], q
   return true;
 }
 
+/** The entries of a cached block log list that the query matches (shared objects: never mutate them). */
+export function matchLogList(list: BlockLogList, q: CompiledLogQuery): LogEntry[] {
+  const entries = list.entries;
+  const n = entries.length;
+  if (n === 0) return [];
+  const addresses = q.addressKeys;
+  const positions = q.topicKeys;
+  const out: LogEntry[] = [];
+  for (let i = 0; i < n; i++) {
+    if (addresses !== undefined && !addresses.has(list.addressKeys[i] as string)) continue;
+    if (positions.length > 0) {
+      const topics = list.topicKeys[i] as readonly string[];
+      if (positions.length > topics.length) continue;
+      let ok = true;
+      for (let p = 0; p < positions.length; p++) {
+        const allowed = positions[p];
+        if (allowed !== undefined && !allowed.has(topics[p] as string)) {
+          ok = false;
+          break;
+        }
+      }
+      if (!ok) continue;
+    }
+    out.push(entries[i] as LogEntry);
+  }
+  return out;
+}
+
 /**
  * Matching logs of one block (its header bloom already checked or not). `receipts` and `block` are
  * read from the chain when not given. `removed` marks logs of a block that left the canonical chain.
+ * With `lists` (and neither `removed` nor `receipts`), the block's logs come from that cache.
  */
 export function blockLogs(
   chain: ChainStore,
   header: BlockHeader,
   q: CompiledLogQuery,
-  opts: { removed?: boolean; block?: Block; receipts?: readonly StoredReceipt[] } = {},
+  opts: { removed?: boolean; block?: Block; receipts?: readonly StoredReceipt[]; lists?: BlockLogCache } = {},
 ): LogEntry[] {
   const hash = header.hash();
+  if (opts.lists !== undefined && opts.removed !== true && opts.receipts === undefined) {
+    const list = opts.lists.get(header, hash);
+    return list === undefined ? [] : matchLogList(list, q);
+  }
   const receipts = opts.receipts ?? chain.getReceipts(hash);
   if (!receipts || receipts.length === 0) return [];
   const out: LogEntry[] = [];
@@ -185,6 +218,8 @@ export interface BloomSource {
   ): Iterable<bigint>;
   /** Whether `from..to` reaches a block whose bloom may come from a file (else headers are read). */
   covers(from: bigint, to: bigint): boolean;
+  /** Decoded log lists of recently read blocks. */
+  readonly logLists?: BlockLogCache;
 }
 
 /** Matching logs of the canonical blocks `from..to` (inclusive), oldest first. */
@@ -211,11 +246,45 @@ export function* canonicalLogBlocks(
   q: CompiledLogQuery,
   blooms?: BloomSource,
 ): Generator<LogEntry[]> {
+  const lists = blooms?.logLists;
   if (blooms?.covers(from, to)) {
     for (const n of blooms.candidates(from, to, (bloom, offset) => bloomMayMatch(bloom, q, offset))) {
+      if (lists !== undefined) {
+        const hash = chain.canonicalHash(n);
+        if (!hash) break;
+        let list = lists.peek(hash);
+        if (list === undefined) {
+          const header = chain.getHeader(hash);
+          if (!header) break;
+          list = lists.load(header, hash);
+        }
+        const logs = list === undefined ? [] : matchLogList(list, q);
+        if (logs.length > 0) yield logs;
+        continue;
+      }
       const header = chain.getHeaderByNumber(n);
       if (!header) break;
       const logs = blockLogs(chain, header, q);
+      if (logs.length > 0) yield logs;
+    }
+    return;
+  }
+  if (lists !== undefined) {
+    // Per block: the canonical hash and bloom from memory (from the store the first time), then the
+    // block's cached log list, or its receipts once.
+    for (let n = from; n <= to; n++) {
+      const slot = lists.canonicalSlot(n);
+      if (slot < 0) break;
+      if (!bloomMayMatch(lists.blooms, q, slot * 256)) continue;
+      let list = lists.peekKey(lists.slotHashKey(slot));
+      if (list === undefined) {
+        const hash = lists.slotHash(slot);
+        const header = chain.getHeader(hash);
+        if (!header) break;
+        list = lists.load(header, hash);
+        if (list === undefined) continue;
+      }
+      const logs = matchLogList(list, q);
       if (logs.length > 0) yield logs;
     }
     return;

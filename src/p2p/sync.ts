@@ -6,8 +6,9 @@
  * disconnected. Fork choice stays the importer's: the heaviest chain becomes the head.
  */
 import { EventEmitter } from 'node:events';
-import { type Block, createBlockFromBytesArray } from '@ethereumjs/block';
+import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
+import { BlockDecoder } from '../chain/blockDecoder.js';
 import type { ChainStore } from '../chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from '../chain/errors.js';
 import { hashRawHeader } from '../chain/headerHash.js';
@@ -112,6 +113,7 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
   /** Peers that failed to deliver the head they announced (by id → that head). */
   private readonly failed = new Map<string, string>();
   private readonly reporter: ProgressReporter;
+  private readonly decoder: BlockDecoder;
 
   constructor(
     private readonly chain: ChainStore,
@@ -121,6 +123,7 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
   ) {
     super();
     this.reporter = new ProgressReporter(Date.now, () => this.peers().length);
+    this.decoder = new BlockDecoder(common);
   }
 
   /** The eth_syncing status while the node is behind its best peer by more than the tolerance. */
@@ -351,7 +354,7 @@ export class FullSync extends EventEmitter<{ syncing: [SyncStatus | false] }> {
       const body = bodies.get(i) ?? (h.length > 16 ? [[], [], []] : [[], []]);
       let block: Block;
       try {
-        block = createBlockFromBytesArray([h, ...body] as never, { common: this.common, setHardfork: true });
+        block = this.decoder.fromValues([h, ...body] as never);
       } catch (err) {
         throw new BadPeerDataError(`undecodable block: ${(err as Error).message.split('\n')[0]}`);
       }

@@ -11,9 +11,6 @@ import { ResponseCache } from './rawJson.js';
 /** Characters of serialised block answers kept per node (about 64 MiB of text). */
 export const RESPONSE_CACHE_CHARS = 64 * 1024 * 1024;
 
-/** Serialised logs kept per node (a log is a few hundred bytes of text). */
-export const LOG_CACHE_ENTRIES = 200_000;
-
 export interface RpcCaches {
   responseCache: ResponseCache;
   logCache: LogJsonCache;
@@ -23,7 +20,7 @@ export interface RpcCaches {
 export function createRpcCaches(config: Config): RpcCaches {
   return {
     responseCache: new ResponseCache(RESPONSE_CACHE_CHARS),
-    logCache: new LogJsonCache(LOG_CACHE_ENTRIES),
+    logCache: new LogJsonCache(),
     // Blocks carry `totalDifficulty` only on chains that never reach the merge (no terminal total
     // difficulty in the genesis): Besu's pre-merge blocks show it, the merge-aware clients drop it.
     blockFormat: { totalDifficulty: config.genesis.config.terminalTotalDifficulty === undefined },

@@ -116,7 +116,7 @@ export class BlockState implements StateManagerInterface {
   // ------------------------------------------------------------------------------------------------
   // Reads
 
-  private committedAccount(key: string, address: Uint8Array): Account | undefined {
+  private committedAccount(key: string, address?: Uint8Array): Account | undefined {
     const hit = this.cAccounts.get(key);
     if (hit !== undefined) return hit ?? undefined;
     const account = this.snapshot.accountSync(key, address);
@@ -125,7 +125,7 @@ export class BlockState implements StateManagerInterface {
     return account;
   }
 
-  private currentAccount(key: string, address: Uint8Array): Account | undefined {
+  private currentAccount(key: string, address?: Uint8Array): Account | undefined {
     const d = this.dAccounts.get(key);
     if (d !== undefined) return d.account;
     return this.committedAccount(key, address);
@@ -136,7 +136,12 @@ export class BlockState implements StateManagerInterface {
     return a === undefined ? undefined : copyAccount(a);
   }
 
-  private committedSlot(key: string, address: Uint8Array, slotKey: string, slot: Uint8Array): Uint8Array {
+  private committedSlot(
+    key: string,
+    address: Uint8Array | undefined,
+    slotKey: string,
+    slot: Uint8Array,
+  ): Uint8Array {
     let slots = this.cStorage.get(key);
     const hit = slots?.get(slotKey);
     if (hit !== undefined) return hit;
@@ -144,7 +149,7 @@ export class BlockState implements StateManagerInterface {
     const value =
       account === undefined || equalsBytes(account.storageRoot, KECCAK256_RLP)
         ? EMPTY
-        : this.snapshot.storageSync(account.storageRoot, slot);
+        : this.snapshot.storage(address ?? hexKeyToBytes(key), slot);
     if (slots === undefined) {
       slots = new Map();
       this.cStorage.set(key, slots);
@@ -190,6 +195,28 @@ export class BlockState implements StateManagerInterface {
 
   async getCodeSize(address: Address): Promise<number> {
     return (await this.getCode(address)).length;
+  }
+
+  /**
+   * Synchronous reads by unprefixed hex address key (40 characters) and slot key (64), for the call
+   * interpreter's world (`execution/fastCall/`). The account returned is the state's own: never
+   * mutate it. Storage values have their leading zeros stripped.
+   */
+  accountSync(key: string): Account | undefined {
+    return this.currentAccount(key);
+  }
+
+  codeSync(key: string): Uint8Array {
+    const a = this.currentAccount(key);
+    if (a === undefined || equalsBytes(a.codeHash, KECCAK256_NULL)) return EMPTY;
+    return this.codeByHash(a.codeHash);
+  }
+
+  storageSync(key: string, slot: Uint8Array, slotKey: string): Uint8Array {
+    const d = this.dStorage.get(key)?.get(slotKey);
+    if (d !== undefined) return d;
+    if (this.dCleared.has(key)) return EMPTY;
+    return this.committedSlot(key, undefined, slotKey, slot);
   }
 
   // ------------------------------------------------------------------------------------------------
@@ -386,9 +413,12 @@ export class BlockState implements StateManagerInterface {
    * The block is accepted: its writes become the committed layer at the root `getStateRoot`
    * computed (the caller has checked it against the header).
    */
-  commitBlock(): { root: Uint8Array; changes: StateChanges } {
+  commitBlock(): { root: Uint8Array; changes: StateChanges; preimages: Array<[Uint8Array, Uint8Array]> } {
     const root = this.stateRootSync();
     const changes: StateChanges = { accounts: [], cleared: [], storage: [] };
+    // keccak256 → key of every address and slot the block wrote (debug ranges): the hashes are the
+    // ones the tries were just updated under, so recording them costs no hashing.
+    const preimages: Array<[Uint8Array, Uint8Array]> = [];
     for (const [key, bt] of this.blockTries) {
       let slots = this.cStorage.get(key);
       if (bt.cleared || slots === undefined) {
@@ -400,11 +430,13 @@ export class BlockState implements StateManagerInterface {
         slots.set(slotKey, value);
         this.cEntries++;
         changes.storage.push([bt.hashedAddress, hashed, value]);
+        preimages.push([hashed, hexKeyToBytes(slotKey)]);
       }
       this.warmTries.set(key, bt.trie);
     }
     for (const [key, [hashed, leaf]] of this.appliedAccounts) {
       changes.accounts.push([hashed, leaf]);
+      preimages.push([hashed, hexKeyToBytes(key)]);
       this.cAccounts.set(key, leaf.length === 0 ? null : accountFromLeaf(leaf));
       this.cEntries++;
       if (leaf.length === 0) {
@@ -418,7 +450,7 @@ export class BlockState implements StateManagerInterface {
     this.snapshot = this.snapshotAt(root);
     this.clearBlock();
     this.bound();
-    return { root, changes };
+    return { root, changes, preimages };
   }
 
   /** Drops the block layer (the committed layer stays). */

@@ -161,7 +161,12 @@ async function parent(): Promise<void> {
   const byFolder = new Map<string, { passed: number; failed: number }>();
   const started = Date.now();
   let done = 0;
+  let fast = 0;
+  const fallbacks = new Map<string, number>();
   const onResult = (r: TestResult): void => {
+    fast += r.interpreter?.fast ?? 0;
+    for (const [reason, n] of Object.entries(r.interpreter?.fallback ?? {}))
+      fallbacks.set(reason, (fallbacks.get(reason) ?? 0) + n);
     const key = folderOf(r.file);
     let f = byFolder.get(key);
     if (!f) {
@@ -195,6 +200,13 @@ async function parent(): Promise<void> {
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   process.stdout.write(`total: ${passed} passed, ${failed} failed (${seconds} s)\n`);
+  const left = [...fallbacks].sort(([, a], [, b]) => b - a);
+  const leftCount = left.reduce((n, [, c]) => n + c, 0);
+  process.stdout.write(
+    `transaction messages on the call interpreter: ${fast}, on the library's EVM: ${leftCount}` +
+      (left.length ? ` (${left.map(([r, n]) => `${r}: ${n}`).join(', ')})` : '') +
+      '\n',
+  );
   process.exitCode = failed === 0 ? 0 : 1;
 }
 

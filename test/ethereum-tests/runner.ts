@@ -10,8 +10,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Block, createBlockFromRLP } from '@ethereumjs/block';
+import type { Block } from '@ethereumjs/block';
 import { bytesToHex, createAddressFromString, hexToBytes } from '@ethereumjs/util';
+import { BlockDecoder } from '../../src/chain/blockDecoder.js';
 import { InvalidBlockError, UnknownParentError } from '../../src/chain/errors.js';
 import { loadConfig } from '../../src/config/load.js';
 import { openChain } from '../../src/node.js';
@@ -56,6 +57,8 @@ export interface TestResult {
   passed: boolean;
   /** Why it failed (the first broken rule). */
   reason?: string;
+  /** Transaction messages run on the call interpreter, and those it left to the library's EVM, by reason. */
+  interpreter?: { fast: number; fallback: Record<string, number> };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -173,7 +176,7 @@ export async function runTest(
   const result: TestResult = { file, name, network: test.network, passed: false };
   const dir = mkdtempSync(join(workDir, 'alder-bt-'));
   try {
-    await checkTest(test, dir);
+    await checkTest(test, dir, result);
     result.passed = true;
   } catch (err) {
     result.reason =
@@ -186,7 +189,7 @@ export async function runTest(
   return result;
 }
 
-async function checkTest(test: BlockchainTest, dir: string): Promise<void> {
+async function checkTest(test: BlockchainTest, dir: string, result: TestResult): Promise<void> {
   const genesisFile = join(dir, 'genesis.json');
   writeFileSync(genesisFile, JSON.stringify(genesisJson(test)));
   const config = loadConfig(
@@ -200,16 +203,14 @@ async function checkTest(test: BlockchainTest, dir: string): Promise<void> {
     if (!genesis || bytesToHex(genesis) !== expectedGenesis.toLowerCase())
       fail(`genesis hash ${genesis ? bytesToHex(genesis) : 'none'}, expected ${expectedGenesis}`);
 
+    const decoder = new BlockDecoder(ctx.common);
     for (const [i, entry] of test.blocks.entries()) {
       const refused = entry.expectException !== undefined;
       const before = bytesToHex(ctx.chain.head().hash);
       let block: Block | undefined;
       let error: unknown;
       try {
-        block = createBlockFromRLP(hexToBytes(entry.rlp as `0x${string}`), {
-          common: ctx.common,
-          setHardfork: true,
-        });
+        block = decoder.fromRLP(hexToBytes(entry.rlp as `0x${string}`));
         await ctx.importer.importBlock(block);
         if (block.header.difficulty === 0n) followPostMergeBlock(ctx, block);
       } catch (err) {
@@ -241,6 +242,8 @@ async function checkTest(test: BlockchainTest, dir: string): Promise<void> {
     }
   } finally {
     await ctx.importer.idle().catch(() => undefined);
+    const stats = ctx.importer.processor.interpreterStats;
+    if (stats) result.interpreter = { fast: stats.fast, fallback: Object.fromEntries(stats.reasons) };
     await ctx.db.close();
   }
 }

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { readTestFile, runTest, sampleCases } from './runner.js';
 
 const cases = sampleCases();
+/** Transaction messages of the sample that ran on the call interpreter. */
+let onInterpreter = 0;
 
 describe('ethereum/tests BlockchainTests sample', () => {
   it('draws from every area of the suite', () => {
@@ -26,8 +28,13 @@ describe('ethereum/tests BlockchainTests sample', () => {
       const test = readTestFile(c.file)[c.name];
       if (!test) throw new Error(`${c.file} has no test ${c.name}`);
       const result = await runTest(c.file, c.name, test);
+      onInterpreter += result.interpreter?.fast ?? 0;
       expect(result.reason).toBeUndefined();
       expect(result.passed).toBe(true);
     });
   }
+
+  it('ran transaction messages of the sample on the call interpreter', () => {
+    expect(onInterpreter).toBeGreaterThan(cases.length / 2);
+  });
 });

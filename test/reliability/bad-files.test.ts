@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } fro
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RPC_COMPAT_CHAIN as RPC_COMPAT } from '../helpers/conformance.js';
-import { rpc, runCliStatus, startNode, tempDir } from '../helpers/node.js';
+import { BIN, rpc, runCliStatus, startNode, tempDir } from '../helpers/node.js';
 
 const work = tempDir('alder-badfiles-');
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -187,12 +187,54 @@ function mountTmpfs(path: string, size: string): boolean {
   return r.status === 0;
 }
 
-const canMount = process.platform === 'linux' && process.getuid?.() === 0;
+function probeMount(): boolean {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
+  const probe = join(work, 'mount-probe');
+  if (!mountTmpfs(probe, '1m')) return false;
+  spawnSync('umount', [probe]);
+  return true;
+}
+const canMount = probeMount();
 
-describe.skipIf(!canMount)('a full disk', () => {
+/** After a failed import: the node starts on what was committed, every block of it whole; then the import completes. */
+async function committedBlocksIntact(dataDir: string): Promise<void> {
+  const node = await startNode([`--genesis-file=${RPC_COMPAT.genesis}`, `--data-path=${dataDir}`]);
+  try {
+    const head = await rpc<{ number: string; hash: string }>(node.url, 'eth_getBlockByNumber', [
+      'latest',
+      false,
+    ]);
+    const byHash = await rpc<{ number: string }>(node.url, 'eth_getBlockByHash', [head.hash, false]);
+    expect(byHash.number).toBe(head.number);
+    for (let n = 1; n <= Number(head.number); n++) {
+      const block = await rpc<{ hash: string; transactions: string[] }>(node.url, 'eth_getBlockByNumber', [
+        `0x${n.toString(16)}`,
+        false,
+      ]);
+      const receipts = await rpc<unknown[]>(node.url, 'eth_getBlockReceipts', [block.hash]);
+      expect(receipts.length).toBe(block.transactions.length);
+    }
+  } finally {
+    await node.stop();
+  }
+  const rest = await runCliStatus([
+    `--genesis-file=${RPC_COMPAT.genesis}`,
+    `--data-path=${dataDir}`,
+    'blocks',
+    'import',
+    `--from=${RPC_COMPAT.blocks}`,
+    '--skip-pow-validation-enabled',
+  ]);
+  expect(rest.code).toBe(0);
+  expect(rest.stdout + rest.stderr).toMatch(
+    /head is block 54 0xd226371d0b1551adb03fb52b71f08e3e11247fe9b1af994768af8cdaa8e7dcd7/,
+  );
+}
+
+describe.skipIf(!canMount)('a full disk (a 6 MB tmpfs)', () => {
   it('stops the import with a clear error and keeps every committed block', async () => {
     const mnt = join(work, 'full');
-    if (!mountTmpfs(mnt, '6m')) return;
+    expect(mountTmpfs(mnt, '6m')).toBe(true);
     const copy = join(work, 'full-copy');
     try {
       const args = [
@@ -210,16 +252,36 @@ describe.skipIf(!canMount)('a full disk', () => {
     } finally {
       spawnSync('umount', [mnt]);
     }
-    // Space is back: the node starts on what was committed and the import completes.
-    const node = await startNode([`--genesis-file=${RPC_COMPAT.genesis}`, `--data-path=${copy}`]);
-    const head = await rpc<{ number: string; hash: string }>(node.url, 'eth_getBlockByNumber', [
-      'latest',
-      false,
-    ]);
-    const byHash = await rpc<{ number: string }>(node.url, 'eth_getBlockByHash', [head.hash, false]);
-    expect(byHash.number).toBe(head.number);
-    const receipts = await rpc<unknown[]>(node.url, 'eth_getBlockReceipts', [head.number]);
-    expect(Array.isArray(receipts)).toBe(true);
-    await node.stop();
+    await committedBlocksIntact(copy);
+  }, 120_000);
+});
+
+/**
+ * Storage that refuses to grow, on any machine: a file-size limit (RLIMIT_FSIZE, with SIGXFSZ ignored
+ * so the write fails instead of killing the process) stops LMDB's data file at 4 MiB mid-import.
+ */
+describe('storage that cannot grow (a 4 MiB file-size limit)', () => {
+  it('stops the import with a clear error naming the database, and keeps every committed block', async () => {
+    const dir = freshDataDir();
+    const r = spawnSync(
+      'bash',
+      [
+        '-c',
+        `trap '' XFSZ; ulimit -f 4096; exec "$0" "$@"`,
+        process.execPath,
+        BIN,
+        `--genesis-file=${RPC_COMPAT.genesis}`,
+        `--data-path=${dir}`,
+        'blocks',
+        'import',
+        `--from=${RPC_COMPAT.blocks}`,
+        '--skip-pow-validation-enabled',
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/Cannot write to the database in .*database: /);
+    expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
+    await committedBlocksIntact(dir);
   }, 120_000);
 });

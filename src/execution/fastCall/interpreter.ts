@@ -9,8 +9,10 @@
  * a view call spent most of its time in that machinery rather than in its few opcodes. Here a stack
  * of bigints, gas as a number and one switch per opcode do the same work synchronously.
  */
+import { RLP } from '@ethereumjs/rlp';
 import { bytesToBigInt } from '@ethereumjs/util';
 import { keccak256 } from '../../crypto/index.js';
+import { bytesToHexKey } from '../../state/trieStore.js';
 import { codeInfo, readImmediate } from './analysis.js';
 import { Fallback } from './fallback.js';
 import { type CallWorld, slotKeyOf } from './world.js';
@@ -18,6 +20,8 @@ import { type CallWorld, slotKeyOf } from './world.js';
 const MASK = (1n << 256n) - 1n;
 const SIGN = 1n << 255n;
 const MAX_DEPTH = 1024;
+/** EIP-2681: an account's nonce stays below 2^64 - 1. */
+const MAX_NONCE = (1n << 64n) - 1n;
 /** Beyond this many memory words the expansion alone costs more than any gas this runs with. */
 const MAX_WORDS = 1 << 25;
 const EMPTY = new Uint8Array(0);
@@ -64,10 +68,29 @@ export interface CallEnv {
   blobBaseFee: bigint;
   blobHashes: bigint[];
   delegation: boolean;
+  /**
+   * Contract creation and SELFDESTRUCT rules; without them (simulated calls) both are left to the
+   * library's EVM.
+   */
+  lifecycle?: LifecycleRules;
   blockHash(number: bigint): bigint;
   /** Precompiles by address key. */
   isPrecompile(key: string): boolean;
   runPrecompile(key: string, data: Uint8Array, gas: number): PrecompileOutcome;
+}
+
+/** The fork's rules for contract creation and SELFDESTRUCT. */
+export interface LifecycleRules {
+  maxCodeSize: number;
+  /** EIP-3860's limit, 0 before Shanghai. */
+  maxInitCodeSize: number;
+  initCodeWordGas: number;
+  createDataGas: number;
+  /** EIP-3541: deployed code may not start with 0xef. */
+  rejectEf: boolean;
+  /** EIP-6780: SELFDESTRUCT only removes accounts created in the same transaction. */
+  eip6780: boolean;
+  selfdestructRefund: number;
 }
 
 export interface Message {
@@ -119,6 +142,9 @@ const DYNAMIC = new Uint8Array(256);
   for (let n = 0; n <= 4; n++) set([0xa0 + n], 2 + n, 0);
   set([0xf1, 0xf2], 7, 1);
   set([0xf4, 0xfa], 6, 1);
+  set([0xf0], 3, 1);
+  set([0xf5], 4, 1);
+  set([0xff], 1, 0);
   for (let op = 0x60; op <= 0x7f; op++) set([op], 0, 1);
   for (let n = 1; n <= 16; n++) {
     set([0x7f + n], n, n + 1);
@@ -129,7 +155,9 @@ const DYNAMIC = new Uint8Array(256);
   ]) {
     DYNAMIC[op] = 1;
   }
-  for (const op of [0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xf1, 0xf2, 0xf3, 0xf4, 0xfa, 0xfd]) DYNAMIC[op] = 1;
+  for (const op of [0xa0, 0xa1, 0xa2, 0xa3, 0xa4, 0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xfa, 0xfd, 0xff]) {
+    DYNAMIC[op] = 1;
+  }
 }
 
 function toSigned(x: bigint): bigint {
@@ -691,17 +719,73 @@ export function execute(env: CallEnv, msg: Message): FrameResult {
           const topics = op - 0xa0;
           const offset = stack[--sp];
           const size = stack[--sp];
-          sp -= topics;
           if (size > 0xffffffffn) throw new Halt(OOG);
           charge(375 * topics + 8 * Number(size));
           useMemory(offset, size);
+          if (world.logs !== undefined) {
+            const t: bigint[] = [];
+            for (let i = 1; i <= topics; i++) t.push(stack[sp - i]);
+            world.log(self, t, mem.slice(Number(offset), Number(size)));
+          }
+          sp -= topics;
           break;
         }
         case 0xf0:
-        case 0xf5:
-          throw new Fallback('contract creation');
-        case 0xff:
-          throw new Fallback('SELFDESTRUCT');
+        case 0xf5: {
+          const rules = env.lifecycle;
+          if (rules === undefined) throw new Fallback('contract creation');
+          if (msg.isStatic) throw new Halt('static state change');
+          const value = stack[--sp];
+          const offset = stack[--sp];
+          const size = stack[--sp];
+          const salt = op === 0xf5 ? stack[--sp] : 0n;
+          if (size > 0xffffffffn) throw new Halt(OOG);
+          const words = Math.ceil(Number(size) / 32);
+          if (rules.maxInitCodeSize > 0) charge(rules.initCodeWordGas * words);
+          if (op === 0xf5) charge(6 * words);
+          useMemory(offset, size);
+          if (rules.maxInitCodeSize > 0 && size > BigInt(rules.maxInitCodeSize)) throw new Halt(OOG);
+          returnData = EMPTY;
+          const initcode = mem.slice(Number(offset), Number(size));
+          const childGas = gas - Math.floor(gas / 64);
+          // Too deep, too poor or out of nonces: nothing happens and no gas goes to the child.
+          const nonce = world.nonce(self);
+          if (msg.depth + 1 > MAX_DEPTH || value > world.balance(self) || nonce >= MAX_NONCE) {
+            stack[sp++] = 0n;
+            break;
+          }
+          const target = op === 0xf0 ? createAddress(self, nonce) : create2Address(self, salt, initcode);
+          world.setNonce(self, nonce + 1n);
+          world.touch(self);
+          world.touchAddress(target);
+          gas -= childGas;
+          const result = create(env, self, target, value, initcode, childGas, msg.depth + 1);
+          gas += result.gasLeft;
+          if (result.outcome === Outcome.Revert) returnData = result.output;
+          stack[sp++] = result.outcome === Outcome.Success ? BigInt(`0x${target}`) : 0n;
+          break;
+        }
+        case 0xff: {
+          const rules = env.lifecycle;
+          if (rules === undefined) throw new Fallback('SELFDESTRUCT');
+          if (msg.isStatic) throw new Halt('static state change');
+          const beneficiary = addressKey(stack[--sp]);
+          const balance = world.balance(self);
+          let cost = 0;
+          if (balance > 0n && world.isDead(beneficiary)) cost += 25000;
+          if (!world.touchAddress(beneficiary)) cost += 2600;
+          charge(cost);
+          if (world.markSelfdestruct(self, beneficiary) && rules.selfdestructRefund !== 0) {
+            world.addRefund(rules.selfdestructRefund);
+          }
+          if (beneficiary !== self) {
+            world.setBalance(beneficiary, world.balance(beneficiary) + balance);
+            world.touch(beneficiary);
+          }
+          // EIP-6780: an older contract only hands its balance over (none when it names itself).
+          if (!rules.eip6780 || world.created.has(self) || beneficiary !== self) world.setBalance(self, 0n);
+          return { outcome: Outcome.Success, gasLeft: gas, output: EMPTY };
+        }
         case 0xf1:
         case 0xf2:
         case 0xf4:
@@ -809,6 +893,8 @@ function call(
     return { outcome: Outcome.Halt, gasLeft: gas, output: EMPTY };
   }
   const mark = world.checkpoint();
+  // The message touches its recipient (CALLCODE's is the caller itself, DELEGATECALL has none).
+  if (op === 0xf1 || op === 0xfa) world.touch(key);
   if (op === 0xf1 && value !== 0n && key !== parent.address) {
     world.setBalance(parent.address, world.balance(parent.address) - value);
     world.setBalance(key, world.balance(key) + value);
@@ -836,6 +922,86 @@ function call(
   }
   if (result.outcome !== Outcome.Success) world.revert(mark);
   return result;
+}
+
+/**
+ * A new contract at `address` from `caller`'s `initcode` with `value`, once the creating frame has
+ * bumped its nonce and warmed the address (the caller opens no checkpoint: this one reverts itself).
+ * The output is the deployed code on success, the revert data on a revert.
+ */
+export function create(
+  env: CallEnv,
+  caller: string,
+  address: string,
+  value: bigint,
+  initcode: Uint8Array,
+  gas: number,
+  depth: number,
+): FrameResult {
+  const world = env.world;
+  const rules = env.lifecycle as LifecycleRules;
+  const mark = world.checkpoint();
+  if (world.collides(address))
+    return { outcome: Outcome.Halt, gasLeft: 0, output: EMPTY, error: 'Collision' };
+  world.markCreated(address);
+  world.setNonce(address, 1n);
+  world.touch(address);
+  if (value !== 0n) {
+    world.setBalance(caller, world.balance(caller) - value);
+    world.setBalance(address, world.balance(address) + value);
+  }
+  let result: FrameResult;
+  if (initcode.length === 0) {
+    result = { outcome: Outcome.Success, gasLeft: gas, output: EMPTY };
+  } else {
+    result = execute(env, {
+      code: initcode,
+      address,
+      caller: BigInt(`0x${caller}`),
+      value,
+      data: EMPTY,
+      gas,
+      isStatic: false,
+      depth,
+    });
+    if (result.outcome === Outcome.Success) {
+      const code = result.output;
+      const deposit = rules.createDataGas * code.length;
+      if (
+        code.length > rules.maxCodeSize ||
+        deposit > result.gasLeft ||
+        (rules.rejectEf && code.length > 0 && code[0] === 0xef)
+      ) {
+        result = { outcome: Outcome.Halt, gasLeft: 0, output: EMPTY, error: OOG };
+      } else {
+        if (code.length > 0) world.setCode(address, code);
+        result = { outcome: Outcome.Success, gasLeft: result.gasLeft - deposit, output: code };
+      }
+    }
+  }
+  if (result.outcome !== Outcome.Success) world.revert(mark);
+  return result;
+}
+
+/** The address CREATE gives: keccak256(rlp([sender, nonce]))[12:]. */
+export function createAddress(sender: string, nonce: bigint): string {
+  const n = nonce === 0n ? new Uint8Array(0) : hexToBytes(nonce.toString(16));
+  return bytesToHexKey(keccak256(RLP.encode([hexToBytes(sender), n])).subarray(12));
+}
+
+/** The address CREATE2 gives: keccak256(0xff ++ sender ++ salt ++ keccak256(initcode))[12:]. */
+function create2Address(sender: string, salt: bigint, initcode: Uint8Array): string {
+  const buf = new Uint8Array(85);
+  buf[0] = 0xff;
+  buf.set(hexToBytes(sender), 1);
+  buf.set(hexToBytes(salt.toString(16).padStart(64, '0')), 21);
+  buf.set(keccak256(initcode), 53);
+  return bytesToHexKey(keccak256(buf).subarray(12));
+}
+
+function hexToBytes(hex: string): Uint8Array {
+  const b = Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex');
+  return new Uint8Array(b.buffer, b.byteOffset, b.length);
 }
 
 /** Runs a transaction's top-level message call (value already moved by the caller). */

@@ -12,7 +12,13 @@ import { bytesToBigInt } from '@ethereumjs/util';
 import { bytesToHexKey } from '../../state/trieStore.js';
 import type { CallState } from '../callState.js';
 import { Fallback } from './fallback.js';
-import { type CallEnv, executeTop, Outcome, type PrecompileOutcome } from './interpreter.js';
+import {
+  type CallEnv,
+  executeTop,
+  type LifecycleRules,
+  Outcome,
+  type PrecompileOutcome,
+} from './interpreter.js';
 import { CallWorld, slotKeyOf } from './world.js';
 
 /** Fork rules the interpreter needs, worked out once per Common. */
@@ -24,6 +30,7 @@ export interface ForkRules {
   floor: boolean;
   delegation: boolean;
   prevRandao: boolean;
+  lifecycle: LifecycleRules;
 }
 
 /**
@@ -50,6 +57,15 @@ export function forkRules(common: Common): ForkRules | undefined {
     floor: common.isActivatedEIP(7623),
     delegation: common.isActivatedEIP(7702),
     prevRandao: common.isActivatedEIP(4399),
+    lifecycle: {
+      maxCodeSize: Number(common.param('maxCodeSize')),
+      maxInitCodeSize: common.isActivatedEIP(3860) ? Number(common.param('maxInitCodeSize')) : 0,
+      initCodeWordGas: common.isActivatedEIP(3860) ? Number(common.param('initCodeWordGas')) : 0,
+      createDataGas: Number(common.param('createDataGas')),
+      rejectEf: common.isActivatedEIP(3541),
+      eip6780: common.isActivatedEIP(6780),
+      selfdestructRefund: Number(common.param('selfdestructRefundGas')),
+    },
   };
 }
 
@@ -223,7 +239,7 @@ interface PrecompileRunner {
   runPrecompile(fn: unknown, data: Uint8Array, gasLimit: bigint): ReturnType<PrecompileFunc>;
 }
 
-function runPrecompile(evm: EVM, key: string, data: Uint8Array, gas: number): PrecompileOutcome {
+export function runPrecompile(evm: EVM, key: string, data: Uint8Array, gas: number): PrecompileOutcome {
   const fn = evm.precompiles.get(key);
   if (fn === undefined) throw new Fallback('unknown precompile');
   const r = (evm as unknown as PrecompileRunner).runPrecompile(fn, data, BigInt(gas));

@@ -1,12 +1,29 @@
 /**
- * The state one fast call runs on: reads fall through to the call's `CallState` (the block's state
- * under the request's overrides), writes stay here under an undo journal that frames checkpoint and
- * revert. Nothing is ever written back: a call's effects end with it. Addresses are unprefixed hex
- * keys (40 characters), slots 64-character hex keys, values `bigint`.
+ * The state one fast call runs on: reads fall through to its base (a simulated call's `CallState`,
+ * or the block's state during block execution), writes stay here under an undo journal that frames
+ * checkpoint and revert. Nothing is written back by the world itself: a simulated call's effects end
+ * with it, and block execution copies them into the block's state once the transaction's message
+ * call has completed (`blockCall.ts`). Addresses are unprefixed hex keys (40 characters), slots
+ * 64-character hex keys, values `bigint`.
  */
+import type { Account } from '@ethereumjs/util';
 import { bytesToBigInt } from '@ethereumjs/util';
-import type { CallState } from '../callState.js';
+import { keccak256 } from '../../crypto/index.js';
 import { Fallback } from './fallback.js';
+
+/** Synchronous reads the world falls through to, by address key. */
+export interface WorldBase {
+  accountSync(key: string): Account | undefined;
+  codeSync(key: string): Uint8Array;
+  /** The slot's value, or `undefined` when it can only be read asynchronously (the call falls back). */
+  storageSync(key: string, slot: Uint8Array, slotKey: string): Uint8Array | undefined;
+}
+
+/** A log as the execution emitted it: address key, topics, data. */
+export type WorldLog = [string, bigint[], Uint8Array];
+
+/** The RIPEMD-160 precompile stays touched when the frame that touched it reverts (as mainnet did). */
+const RIPEMD_KEY = '0000000000000000000000000000000000000003';
 
 const HEX64 = '0'.repeat(64);
 
@@ -18,13 +35,19 @@ export function slotKeyOf(slot: bigint): string {
 type Undo = () => void;
 
 export class CallWorld {
-  private readonly balances = new Map<string, bigint>();
-  private readonly nonces = new Map<string, bigint>();
+  readonly balances = new Map<string, bigint>();
+  readonly nonces = new Map<string, bigint>();
   /** Written slots by address key + slot key. */
-  private readonly slots = new Map<string, bigint>();
+  readonly slots = new Map<string, bigint>();
   /** Slot values as the transaction found them (EIP-2200's "original"), by address key + slot key. */
   private readonly originals = new Map<string, bigint>();
   private readonly transient = new Map<string, bigint>();
+  /** Code deployed by this execution, by address key. */
+  readonly codes = new Map<string, Uint8Array>();
+  /** Accounts created by this execution (their storage starts empty whatever the base holds). */
+  readonly created = new Set<string>();
+  /** SELFDESTRUCTed accounts (address key → beneficiary key), finalised at the end of the transaction. */
+  readonly selfdestructs = new Map<string, string>();
   private readonly warmAddresses = new Set<string>();
   private readonly warmSlots = new Set<string>();
   private readonly journal: Undo[] = [];
@@ -35,8 +58,15 @@ export class CallWorld {
    * first warmed, reverted frames included — as the library's journal reports them.
    */
   accessList: Map<string, Set<string>> | undefined;
+  /** When recording (block execution): the logs emitted, in order, reverted frames' dropped. */
+  logs: WorldLog[] | undefined;
+  /**
+   * When recording (block execution): the accounts a message call or value transfer touched
+   * (EIP-161: the touched ones left empty are removed at the end of the transaction).
+   */
+  touched: Set<string> | undefined;
 
-  constructor(private readonly base: CallState) {}
+  constructor(private readonly base: WorldBase) {}
 
   checkpoint(): number {
     return this.journal.length;
@@ -80,7 +110,37 @@ export class CallWorld {
   }
 
   code(key: string): Uint8Array {
-    return this.base.codeSync(key);
+    return this.codes.get(key) ?? this.base.codeSync(key);
+  }
+
+  setCode(key: string, code: Uint8Array): void {
+    this.put(this.codes, key, code);
+  }
+
+  /** Marks the account created by this execution (EIP-6780; its storage reads empty from now on). */
+  markCreated(key: string): void {
+    const created = this.created;
+    if (created.has(key)) return;
+    created.add(key);
+    this.journal.push(() => created.delete(key));
+  }
+
+  /** Records a SELFDESTRUCT; true when the account was not yet recorded in this transaction. */
+  markSelfdestruct(key: string, beneficiary: string): boolean {
+    const first = !this.selfdestructs.has(key);
+    this.put(this.selfdestructs, key, beneficiary);
+    return first;
+  }
+
+  /**
+   * A CREATE to `key` collides (EIP-684, EIP-7610): the account has a nonce, code or storage. The
+   * storage root is the account's as the state reads it, as the library's check reads it.
+   */
+  collides(key: string): boolean {
+    if (this.nonce(key) !== 0n || this.code(key).length !== 0) return true;
+    if (this.created.has(key)) return false;
+    const acc = this.account(key);
+    return acc !== undefined && bytesToBigInt(acc.storageRoot) !== EMPTY_TRIE_ROOT;
   }
 
   /** The code hash as EXTCODEHASH reads it: zero for accounts that do not exist or are empty (EIP-161). */
@@ -91,6 +151,8 @@ export class CallWorld {
     if (acc === undefined && balance === 0n && nonce === 0n) return 0n;
     const code = this.code(key);
     if (code.length === 0 && balance === 0n && nonce === 0n) return 0n;
+    const own = this.codes.get(key);
+    if (own !== undefined) return bytesToBigInt(keccak256(own));
     return acc === undefined ? EMPTY_CODE_HASH : bytesToBigInt(acc.codeHash);
   }
 
@@ -103,6 +165,7 @@ export class CallWorld {
     const k = key + slotKey;
     const hit = this.originals.get(k);
     if (hit !== undefined) return hit;
+    if (this.created.has(key)) return 0n;
     const raw = this.base.storageSync(key, Buffer.from(slotKey, 'hex'), slotKey);
     if (raw === undefined) throw new Fallback('storage written by an override');
     const v = bytesToBigInt(raw);
@@ -125,6 +188,37 @@ export class CallWorld {
 
   tstore(key: string, slotKey: string, value: bigint): void {
     this.put(this.transient, key + slotKey, value);
+  }
+
+  log(key: string, topics: bigint[], data: Uint8Array): void {
+    const logs = this.logs;
+    if (logs === undefined) return;
+    logs.push([key, topics, data]);
+    this.journal.push(() => {
+      logs.length--;
+    });
+  }
+
+  touch(key: string): void {
+    const touched = this.touched;
+    if (touched === undefined || touched.has(key)) return;
+    touched.add(key);
+    if (key !== RIPEMD_KEY) this.journal.push(() => touched.delete(key));
+  }
+
+  /** Slots this world wrote, by address key then slot key. */
+  writtenSlots(): Map<string, Map<string, bigint>> {
+    const out = new Map<string, Map<string, bigint>>();
+    for (const [k, v] of this.slots) {
+      const key = k.slice(0, 40);
+      let slots = out.get(key);
+      if (slots === undefined) {
+        slots = new Map();
+        out.set(key, slots);
+      }
+      slots.set(k.slice(40), v);
+    }
+    return out;
   }
 
   addRefund(delta: number): void {
@@ -173,5 +267,7 @@ export class CallWorld {
   }
 }
 
+/** The root of an empty trie. */
+const EMPTY_TRIE_ROOT = 0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421n;
 /** keccak256 of empty code. */
 const EMPTY_CODE_HASH = 0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470n;

@@ -4,10 +4,19 @@
  * Shanghai, blob gas and the beacon root from Cancun, `requestsHash` from Prague.
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
+import { RLP } from '@ethereumjs/rlp';
 import type { Address, Withdrawal } from '@ethereumjs/util';
 import { type ChainStore, rlpListLength } from '../../chain/chainStore.js';
+import { rlpItemAt, rlpListItems } from '../../chain/rlpScan.js';
+import { keccak256 } from '../../crypto/index.js';
 import { bytes, quantity } from './hex.js';
-import { formatTransaction, type TxJson, type TxLocationHex } from './transaction.js';
+import {
+  bytesToQuantity,
+  formatEncodedTransaction,
+  formatTransaction,
+  type TxJson,
+  type TxLocationHex,
+} from './transaction.js';
 
 export type BlockJson = Record<string, unknown>;
 
@@ -59,13 +68,21 @@ function headerHead(h: BlockHeader, hashHex: string, td: bigint | undefined, siz
   return out;
 }
 
-function headerTail(out: BlockJson, h: BlockHeader, withdrawals: readonly Withdrawal[] | undefined): void {
+function headerTail(
+  out: BlockJson,
+  h: BlockHeader,
+  withdrawals: readonly Withdrawal[] | undefined,
+  withdrawalsJson?: Record<string, string>[],
+): void {
   if (h.withdrawalsRoot !== undefined) {
     out.withdrawalsRoot = bytes(h.withdrawalsRoot);
-    const list = withdrawals ?? [];
-    const ws = new Array(list.length);
-    for (let i = 0; i < list.length; i++) ws[i] = withdrawalJson(list[i] as Withdrawal);
-    out.withdrawals = ws;
+    if (withdrawalsJson !== undefined) out.withdrawals = withdrawalsJson;
+    else {
+      const list = withdrawals ?? [];
+      const ws = new Array(list.length);
+      for (let i = 0; i < list.length; i++) ws[i] = withdrawalJson(list[i] as Withdrawal);
+      out.withdrawals = ws;
+    }
   }
   if (h.blobGasUsed !== undefined) out.blobGasUsed = quantity(h.blobGasUsed);
   if (h.excessBlobGas !== undefined) out.excessBlobGas = quantity(h.excessBlobGas);
@@ -129,6 +146,75 @@ export function formatBlock(
   }
   out.transactions = list;
   headerTail(out, header, block.withdrawals);
+  return out;
+}
+
+/**
+ * A stored block formatted from its stored header and body RLP, as `formatBlock` formats the decoded
+ * block: transactions are read from their encodings (`formatEncodedTransaction`) and uncle hashes are
+ * the hashes of the uncles' encodings, so no transaction or uncle object is built. Undefined when the
+ * block is not stored, or holds something only the decoded path formats (a transaction type it does
+ * not know, a transaction without a recorded sender).
+ */
+export function formatStoredBlock(
+  chain: ChainStore,
+  hash: Uint8Array,
+  fullTxs: boolean,
+  opts: FormatBlockOptions,
+): BlockJson | undefined {
+  const header = chain.getHeader(hash);
+  const body = chain.getRawBody(hash);
+  if (header === undefined || body === undefined) return undefined;
+  const sections = rlpListItems(body, rlpItemAt(body, 0));
+  const txSection = sections[0];
+  const uncleSection = sections[1];
+  if (txSection === undefined || uncleSection === undefined) return undefined;
+  const hashHex = bytes(hash);
+  const size = chain.getBlockSize(hash);
+  if (size === undefined) return undefined;
+  const out = headerHead(header, hashHex, totalDifficultyOf(chain, header, hash, opts), size);
+  const uncleItems = rlpListItems(body, uncleSection);
+  const uncles = new Array(uncleItems.length);
+  for (let i = 0; i < uncleItems.length; i++) {
+    const u = uncleItems[i] as (typeof uncleItems)[number];
+    uncles[i] = bytes(keccak256(body.subarray(u.start, u.end)));
+  }
+  out.uncles = uncles;
+  const txItems = rlpListItems(body, txSection);
+  const list: (string | TxJson)[] = new Array(txItems.length);
+  const senders = fullTxs && txItems.length > 0 ? chain.getSenders(hash) : undefined;
+  if (fullTxs && txItems.length > 0 && (senders === undefined || senders.length < txItems.length))
+    return undefined;
+  const base = txLocationBase(header, hashHex);
+  for (let i = 0; i < txItems.length; i++) {
+    const t = txItems[i] as (typeof txItems)[number];
+    const encoding = t.isList ? body.subarray(t.start, t.end) : body.subarray(t.payload, t.end);
+    const txHash = keccak256(encoding);
+    if (!fullTxs) {
+      list[i] = bytes(txHash);
+      continue;
+    }
+    const tx = formatEncodedTransaction(encoding, txHash, (senders?.[i] as Address).bytes, {
+      ...base,
+      index: i,
+    });
+    if (tx === undefined) return undefined;
+    list[i] = tx;
+  }
+  out.transactions = list;
+  let withdrawals: Record<string, string>[] | undefined;
+  if (header.withdrawalsRoot !== undefined) {
+    const section = sections[2];
+    const raw =
+      section === undefined ? [] : (RLP.decode(body.subarray(section.start, section.end)) as Uint8Array[][]);
+    withdrawals = raw.map(([index, validatorIndex, address, amount]) => ({
+      index: bytesToQuantity(index as Uint8Array),
+      validatorIndex: bytesToQuantity(validatorIndex as Uint8Array),
+      address: bytes(address as Uint8Array),
+      amount: bytesToQuantity(amount as Uint8Array),
+    }));
+  }
+  headerTail(out, header, undefined, withdrawals);
   return out;
 }
 

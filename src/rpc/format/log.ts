@@ -3,7 +3,6 @@
  * with another member order; see receipt.ts.
  */
 import type { LogEntry } from '../../filters/logs.js';
-import { Lru } from '../../util/lru.js';
 import { RawJson } from '../rawJson.js';
 import { bytes, quantity } from './hex.js';
 
@@ -60,18 +59,29 @@ export function formatLog(entry: LogEntry): LogJson {
 
 export { topicsJson };
 
-/** Logs of canonical blocks serialised once each, keyed by block hash and log index. */
+/**
+ * Logs serialised once each. The text is kept beside the entry object itself (weakly): entries of the
+ * log query's block log cache live as long as that cache holds their block, so their texts are bounded
+ * by it and leave with it; entries built for one answer leave with that answer.
+ */
 export class LogJsonCache {
-  private readonly entries: Lru<string, string>;
-
-  constructor(maxEntries: number) {
-    this.entries = new Lru(maxEntries);
-  }
+  private readonly texts = new WeakMap<LogEntry, string>();
 
   /** The logs as a JSON array: each non-removed log's text from the cache, formatted on a miss. */
   answer(entries: readonly LogEntry[]): RawJson {
     if (entries.length === 0) return new RawJson('[]');
     return new RawJson(`[${this.piece(entries, true)}]`);
+  }
+
+  /** One log's JSON text. */
+  text(e: LogEntry): string {
+    if (e.removed) return JSON.stringify(formatLog(e));
+    let text = this.texts.get(e);
+    if (text === undefined) {
+      text = JSON.stringify(formatLog(e));
+      this.texts.set(e, text);
+    }
+    return text;
   }
 
   /**
@@ -80,26 +90,9 @@ export class LogJsonCache {
    */
   piece(entries: readonly LogEntry[], first: boolean): string {
     let out = '';
-    let lastBlock: Uint8Array | undefined;
-    let prefix = '';
     for (let i = 0; i < entries.length; i++) {
-      const e = entries[i] as LogEntry;
       if (i > 0 || !first) out += ',';
-      if (e.removed) {
-        out += JSON.stringify(formatLog(e));
-        continue;
-      }
-      if (e.blockHash !== lastBlock) {
-        lastBlock = e.blockHash;
-        prefix = `${bytes(e.blockHash)}:`;
-      }
-      const key = prefix + e.logIndex;
-      let text = this.entries.get(key);
-      if (text === undefined) {
-        text = JSON.stringify(formatLog(e));
-        this.entries.set(key, text);
-      }
-      out += text;
+      out += this.text(entries[i] as LogEntry);
     }
     return out;
   }

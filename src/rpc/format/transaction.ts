@@ -3,6 +3,7 @@
  * members in Besu's order, absent members left out rather than set to null (except `to`, which is null
  * for contract creations, and the block fields of a pending transaction).
  */
+import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Address } from '@ethereumjs/util';
 import { effectiveGasPrice } from '../../chain/fees.js';
@@ -36,7 +37,7 @@ function accessListJson(list: readonly (readonly [Uint8Array, readonly Uint8Arra
   return out;
 }
 
-function bytesToQuantity(b: Uint8Array): string {
+export function bytesToQuantity(b: Uint8Array): string {
   let i = 0;
   while (i < b.length && b[i] === 0) i++;
   if (i === b.length) return '0x0';
@@ -109,5 +110,116 @@ export function formatTransaction(tx: TypedTransaction, sender: Address, locatio
       (tx as unknown as { authorizationList: Uint8Array[][] }).authorizationList,
     );
   }
+  return out;
+}
+
+type Field = Uint8Array;
+type RlpValue = Uint8Array | RlpValue[];
+
+function toBigInt(b: Uint8Array): bigint {
+  return b.length === 0 ? 0n : BigInt(bytes(b));
+}
+
+/**
+ * An included transaction formatted straight from its network encoding (a legacy transaction's RLP
+ * list, a typed one's `type ‖ payload`), as `formatTransaction` formats the library's object: the same
+ * members in the same order, without building that object (which costs far more than the answer).
+ * Undefined for a type it does not know.
+ */
+export function formatEncodedTransaction(
+  encoding: Uint8Array,
+  hash: Uint8Array,
+  sender: Uint8Array,
+  location: TxLocationHex,
+): TxJson | undefined {
+  const first = encoding[0] as number;
+  const type = first >= 0xc0 ? 0 : first;
+  if (type > 4) return undefined;
+  const f = RLP.decode(type === 0 ? encoding : encoding.subarray(1)) as unknown as RlpValue[];
+  const out: TxJson = {};
+  let nonce: Field;
+  let gasLimit: Field;
+  let to: Field;
+  let value: Field;
+  let data: Field;
+  let v: Field;
+  let r: Field;
+  let s: Field;
+  let chainId: bigint | undefined;
+  let gasPrice: bigint;
+  let tip: Field | undefined;
+  let maxFee: Field | undefined;
+  let blobFee: Field | undefined;
+  let blobHashes: Field[] | undefined;
+  let authorizations: Field[][] | undefined;
+  if (type === 0) {
+    if (f.length !== 9) return undefined;
+    [nonce, , gasLimit, to, value, data, v, r, s] = f as Field[] as [
+      Field,
+      Field,
+      Field,
+      Field,
+      Field,
+      Field,
+      Field,
+      Field,
+      Field,
+    ];
+    gasPrice = toBigInt(f[1] as Field);
+    chainId = legacyChainId(toBigInt(v));
+  } else {
+    out.accessList = accessListJson(f[type === 1 ? 7 : 8] as unknown as [Uint8Array, Uint8Array[]][]);
+    chainId = toBigInt(f[0] as Field);
+    nonce = f[1] as Field;
+    if (type === 1) {
+      if (f.length !== 11) return undefined;
+      gasPrice = toBigInt(f[2] as Field);
+      [gasLimit, to, value, data] = f.slice(3, 7) as [Field, Field, Field, Field];
+      [v, r, s] = f.slice(8) as [Field, Field, Field];
+    } else {
+      if (f.length !== (type === 2 ? 12 : type === 3 ? 14 : 13)) return undefined;
+      tip = f[2] as Field;
+      maxFee = f[3] as Field;
+      [gasLimit, to, value, data] = f.slice(4, 8) as [Field, Field, Field, Field];
+      if (type === 3) {
+        blobFee = f[9] as Field;
+        blobHashes = f[10] as Field[];
+      } else if (type === 4) authorizations = f[9] as Field[][];
+      [v, r, s] = f.slice(f.length - 3) as [Field, Field, Field];
+      // The effective price, as `effectiveGasPrice` works it out.
+      const cap = toBigInt(maxFee);
+      const baseFee = location.baseFeePerGas;
+      if (baseFee === undefined) gasPrice = cap;
+      else {
+        const priority = toBigInt(tip);
+        gasPrice = cap - baseFee < priority ? cap : baseFee + priority;
+      }
+    }
+  }
+  out.blockHash = location.blockHash;
+  out.blockNumber = location.blockNumber;
+  out.blockTimestamp = location.blockTimestamp;
+  if (chainId !== undefined) out.chainId = quantity(chainId);
+  out.from = bytes(sender);
+  out.gas = bytesToQuantity(gasLimit);
+  out.gasPrice = quantity(gasPrice);
+  if (tip !== undefined && maxFee !== undefined) {
+    out.maxPriorityFeePerGas = bytesToQuantity(tip);
+    out.maxFeePerGas = bytesToQuantity(maxFee);
+  }
+  if (blobFee !== undefined) out.maxFeePerBlobGas = bytesToQuantity(blobFee);
+  out.hash = bytes(hash);
+  out.input = bytes(data);
+  out.nonce = bytesToQuantity(nonce);
+  out.to = to.length === 0 ? null : bytes(to);
+  out.transactionIndex = quantity(location.index);
+  out.type = quantity(type);
+  out.value = bytesToQuantity(value);
+  if (type !== 0) out.yParity = bytesToQuantity(v);
+  out.v = bytesToQuantity(v);
+  out.r = bytesToQuantity(r);
+  out.s = bytesToQuantity(s);
+  if (blobHashes !== undefined) out.blobVersionedHashes = blobHashes.map((h) => bytes(h));
+  if (authorizations !== undefined) out.authorizationList = authorizationListJson(authorizations);
   return out;
 }

@@ -278,8 +278,27 @@ class Connection {
   private holdsSlot = false;
   /** The current request waits for a slot: the callback the limiter will call. */
   private queued: (() => void) | undefined;
-  /** Header or body read deadline of the current request. */
-  private deadline: NodeJS.Timeout | undefined;
+  /**
+   * Header or body read deadline of the current request (a `performance.now()` time; 0 = none). One
+   * timer per connection checks it, re-armed only when it fires early or a nearer deadline comes: a
+   * request answered in time costs no timer work.
+   */
+  private deadlineAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires. */
+  private timerAt = 0;
+  private readonly onTimer = (): void => {
+    this.timer = undefined;
+    if (this.closed || this.deadlineAt === 0) return;
+    const left = this.deadlineAt - performance.now();
+    if (left > 0) {
+      this.arm(left);
+      return;
+    }
+    this.deadlineAt = 0;
+    this.busy = false;
+    this.respond(REQUEST_TIMEOUT, false);
+  };
 
   constructor(
     private readonly socket: Socket,
@@ -295,6 +314,10 @@ class Connection {
     socket.on('close', () => {
       this.closed = true;
       this.clearDeadline();
+      if (this.timer !== undefined) {
+        clearTimeout(this.timer);
+        this.timer = undefined;
+      }
       if (this.queued !== undefined) {
         this.slots.cancel(this.queued);
         this.queued = undefined;
@@ -310,21 +333,24 @@ class Connection {
     }
   }
 
+  private arm(ms: number): void {
+    const delay = Math.max(1, Math.ceil(ms));
+    this.timerAt = performance.now() + delay;
+    this.timer = setTimeout(this.onTimer, delay);
+  }
+
   private setDeadline(ms: number): void {
-    this.clearDeadline();
-    this.deadline = setTimeout(() => {
-      this.deadline = undefined;
-      if (this.closed) return;
-      this.busy = false;
-      this.respond(REQUEST_TIMEOUT, false);
-    }, ms);
+    const at = performance.now() + ms;
+    this.deadlineAt = at;
+    if (this.timer !== undefined) {
+      if (this.timerAt <= at) return;
+      clearTimeout(this.timer);
+    }
+    this.arm(ms);
   }
 
   private clearDeadline(): void {
-    if (this.deadline !== undefined) {
-      clearTimeout(this.deadline);
-      this.deadline = undefined;
-    }
+    this.deadlineAt = 0;
   }
 
   private destroy(): void {
@@ -335,7 +361,7 @@ class Connection {
   private onData(chunk: Buffer): void {
     if (this.closed) return;
     this.buf = this.buf === undefined || this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
-    if (this.current === undefined && this.deadline === undefined && !this.busy)
+    if (this.current === undefined && this.deadlineAt === 0 && !this.busy)
       this.setDeadline(this.opts.headerTimeoutMs ?? DEFAULT_HEADER_TIMEOUT_MS);
     if (this.busy) {
       // Pipelined requests wait; do not read without bound while one is being answered.

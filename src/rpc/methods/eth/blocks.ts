@@ -5,7 +5,7 @@
 import type { Block } from '@ethereumjs/block';
 import { resolveBlockNumber } from '../../blockParam.js';
 import { INVALID_BLOCK_HASH_PARAMS, INVALID_BLOCK_PARAMS, INVALID_PARAMS } from '../../errors.js';
-import { formatBlock } from '../../format/block.js';
+import { formatBlock, formatStoredBlock } from '../../format/block.js';
 import { bytes, quantity } from '../../format/hex.js';
 import { type BlockParam, blockNumberParam, bool, hashBytes } from '../../params.js';
 import type { RawJson } from '../../rawJson.js';
@@ -55,6 +55,9 @@ function blockAnswer(services: Services, hash: Uint8Array, full: boolean): RawJs
   const key = blockKey(hash, full);
   const hit = cache.get(key);
   if (hit) return hit;
+  // From the stored RLP when it can be (no block object built); the decoded block otherwise.
+  const stored = formatStoredBlock(services.chain, hash, full, services.blockFormat);
+  if (stored !== undefined) return cache.put(key, stored);
   const block = services.chain.getBlock(hash);
   if (!block) return null;
   return cache.put(key, formatBlock(block, full, services.chain, services.blockFormat));

@@ -1,0 +1,324 @@
+/**
+ * Block execution on the call interpreter. The EVM library's `runTx` keeps every transaction-level
+ * rule (validation, intrinsic gas, up-front cost, nonce, EIP-2929 warm set, refunds and their cap,
+ * the coinbase payment, the base fee burn, EIP-161 cleanup, SELFDESTRUCT finalisation, receipts);
+ * its one call into the EVM, `runCall` for the transaction's message, runs here instead when the
+ * interpreter can: synchronously, on a `CallWorld` over the block's state, its effects copied into
+ * the block's state (through the EVM's journal, so `runTx` sees the touched accounts) only once the
+ * message has completed. Receipts, logs and gas therefore come out of the library's own accounting.
+ *
+ * The rule: forks from Berlin on that `forkRules` accepts, message calls (a `to`), no tracer listening
+ * to the EVM, not Clique's signer-as-coinbase execution. Anything the interpreter leaves (contract
+ * creation, SELFDESTRUCT, an asynchronous precompile, delegated code, a call deeper than the
+ * JavaScript stack) throws `Fallback` before anything was written, and the message runs on the
+ * library's EVM from its start, as if the interpreter had never been asked.
+ */
+import { type Common, ConsensusAlgorithm } from '@ethereumjs/common';
+import { type EVM, EVMError, type EVMResult, type EVMRunCallOpts, type Log } from '@ethereumjs/evm';
+import {
+  Account,
+  Address,
+  bigIntToBytes,
+  bigIntToUnpaddedBytes,
+  bytesToBigInt,
+  setLengthLeft,
+} from '@ethereumjs/util';
+import { logger } from '../../log.js';
+import { bytesToHexKey, hexKeyToBytes } from '../../state/trieStore.js';
+import { Fallback } from './fallback.js';
+import { type CallEnv, create, createAddress, executeTop, type FrameResult, Outcome } from './interpreter.js';
+import { type ForkRules, forkRules, runPrecompile } from './runner.js';
+import { CallWorld, slotKeyOf, type WorldBase } from './world.js';
+
+/** The part of the EVM's journal the interpreter reads (the warm set) and writes through. */
+interface EvmJournal {
+  alwaysWarmJournal: Map<string, Set<string>>;
+  journal: Map<string, Set<string>>;
+  touchAccount(address: string): void;
+  putAccount(address: Address, account: Account | undefined): Promise<void>;
+}
+
+interface Listened {
+  listenerCount(event: string): number;
+}
+
+/** The block state the interpreter runs on: synchronous reads, the state manager's writes. */
+export interface FastBlockState extends WorldBase {
+  putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void>;
+  putCode(address: Address, code: Uint8Array): Promise<void>;
+  clearStorage(address: Address): Promise<void>;
+}
+
+export interface FastExecutionOptions {
+  state: FastBlockState;
+  /** The hash of ancestor `number` of the block being executed. */
+  blockHash(number: bigint): Uint8Array | undefined;
+  /** False to run every message on the library's EVM. */
+  enabled?: () => boolean;
+}
+
+/** How many messages ran where, and why the fallbacks fell back (for logs and tests). */
+export interface FastExecutionStats {
+  fast: number;
+  fallback: number;
+  reasons: Map<string, number>;
+}
+
+const log = logger('execution');
+
+/** EVM events a tracer listens to: with any listener the library's EVM runs, step by step. */
+const TRACED_EVENTS = ['step', 'beforeMessage', 'afterMessage', 'newContract'];
+const MAX_GAS = 1n << 40n;
+const EMPTY = new Uint8Array(0);
+const MAX_BALANCE = (1n << 256n) - 1n;
+
+/**
+ * Routes `vm.evm`'s top-level `runCall` (the transaction's message) through the interpreter where
+ * the rule above allows. Returns the counters it keeps.
+ */
+export function installFastExecution(evm: EVM, opts: FastExecutionOptions): FastExecutionStats {
+  const stats: FastExecutionStats = { fast: 0, fallback: 0, reasons: new Map() };
+  const library = evm.runCall.bind(evm);
+  const rulesByFork = new Map<string, ForkRules | null>();
+  const rulesOf = (common: Common): ForkRules | undefined => {
+    const fork = common.hardfork();
+    let rules = rulesByFork.get(fork);
+    if (rules === undefined) {
+      rules = forkRules(common) ?? null;
+      rulesByFork.set(fork, rules);
+    }
+    return rules ?? undefined;
+  };
+  const fallback = (reason: string, callOpts: EVMRunCallOpts): Promise<EVMResult> => {
+    stats.fallback++;
+    stats.reasons.set(reason, (stats.reasons.get(reason) ?? 0) + 1);
+    return library(callOpts);
+  };
+
+  evm.runCall = async (callOpts: EVMRunCallOpts): Promise<EVMResult> => {
+    // Inner messages of a library run, and anything not shaped as a transaction's message.
+    if (callOpts.message !== undefined || (callOpts.depth ?? 0) !== 0) return library(callOpts);
+    if (opts.enabled !== undefined && !opts.enabled()) return library(callOpts);
+    const events = evm.events as unknown as Listened | undefined;
+    if (events !== undefined && TRACED_EVENTS.some((e) => events.listenerCount(e) > 0)) {
+      return library(callOpts);
+    }
+    const common = evm.common;
+    const rules = rulesOf(common);
+    if (rules === undefined) return library(callOpts);
+    if (common.consensusAlgorithm() === ConsensusAlgorithm.Clique) return library(callOpts);
+    const { to, caller, block } = callOpts;
+    if (caller === undefined || block === undefined || callOpts.skipBalance === true)
+      return library(callOpts);
+    const gasLimit = callOpts.gasLimit ?? 0n;
+    if (gasLimit > MAX_GAS) return fallback('gas limit', callOpts);
+    let ran: Ran;
+    try {
+      ran = runMessage(evm, rules, opts, callOpts, to, caller, gasLimit);
+    } catch (err) {
+      if (err instanceof Fallback) return fallback(err.message, callOpts);
+      // A call nested deeper than the JavaScript stack allows.
+      if (err instanceof RangeError) return fallback('stack depth', callOpts);
+      // Nothing was written yet: the library's EVM answers, and the surprise is logged.
+      log.error({ err }, 'The call interpreter failed on a transaction message; it runs on the EVM library');
+      return fallback('interpreter error', callOpts);
+    }
+    stats.fast++;
+    await commit(ran.world, evm.journal as unknown as EvmJournal, opts.state);
+    return ran.result;
+  };
+  return stats;
+}
+
+/** A message the interpreter ran: its result, and its effects still only in its world. */
+interface Ran {
+  world: CallWorld;
+  result: EVMResult;
+}
+
+/** Runs the message on a world over the block's state; writes nothing outside that world. */
+function runMessage(
+  evm: EVM,
+  rules: ForkRules,
+  opts: FastExecutionOptions,
+  callOpts: EVMRunCallOpts,
+  to: Address | undefined,
+  caller: Address,
+  gasLimit: bigint,
+): Ran {
+  const journal = evm.journal as unknown as EvmJournal;
+  const state = opts.state;
+  const header = (callOpts.block as NonNullable<EVMRunCallOpts['block']>).header;
+  const world = new CallWorld(state);
+  world.logs = [];
+  world.touched = new Set();
+  // The warm set runTx prepared: precompiles, sender, recipient, coinbase, the access list.
+  for (const warm of [journal.alwaysWarmJournal, journal.journal]) {
+    for (const [address, slots] of warm) {
+      world.warmAddress(address);
+      for (const slot of slots)
+        world.warmSlot(address, slot.length === 64 ? slot : slotKeyOf(BigInt(`0x${slot}`)));
+    }
+  }
+  const precompiles = evm.precompiles;
+  const from = bytesToHexKey(caller.bytes);
+  const value = callOpts.value ?? 0n;
+  const origin = callOpts.origin ?? caller;
+  const env: CallEnv = {
+    world,
+    valid: rules.valid,
+    fee: rules.fee,
+    sstoreClearRefund: rules.sstoreClearRefund,
+    origin: bytesToBigInt(origin.bytes),
+    gasPrice: callOpts.gasPrice ?? 0n,
+    coinbase: bytesToBigInt(header.coinbase.bytes),
+    timestamp: header.timestamp,
+    number: header.number,
+    prevRandao: rules.prevRandao ? bytesToBigInt(header.prevRandao) : header.difficulty,
+    blockGasLimit: header.gasLimit,
+    chainId: evm.common.chainId(),
+    baseFee: header.baseFeePerGas ?? 0n,
+    blobBaseFee: evm.common.isActivatedEIP(4844) ? (header.getBlobGasPrice() ?? 0n) : 0n,
+    blobHashes: (callOpts.blobVersionedHashes ?? []).map((h) => BigInt(h)),
+    delegation: rules.delegation,
+    lifecycle: rules.lifecycle,
+    blockHash: (n) => {
+      const h = opts.blockHash(n);
+      // The library's EVM fails the block on an unknown ancestor: leave that to it.
+      if (h === undefined) throw new Fallback('unknown ancestor');
+      return bytesToBigInt(h);
+    },
+    isPrecompile: (key) => precompiles.has(key),
+    runPrecompile: (key, data, gas) => runPrecompile(evm, key, data, gas),
+  };
+
+  if (value > world.balance(from)) throw new Fallback('value beyond the sender balance');
+  const gas = Number(gasLimit);
+  const data = callOpts.data ?? EMPTY;
+  let frame: FrameResult;
+  let created: string | undefined;
+  if (to === undefined) {
+    // A contract creation: runTx has bumped the sender's nonce already.
+    created = createAddress(from, world.nonce(from) - 1n);
+    world.touchAddress(created);
+    const limit = rules.lifecycle.maxInitCodeSize;
+    frame =
+      limit > 0 && data.length > limit
+        ? { outcome: Outcome.Halt, gasLeft: 0, output: EMPTY }
+        : create(env, from, created, value, data, gas, 0);
+  } else {
+    frame = message(env, from, bytesToHexKey(to.bytes), value, data, gas, callOpts.isStatic === true);
+  }
+  const success = frame.outcome === Outcome.Success;
+  const logs: Log[] = success
+    ? (world.logs ?? []).map(([key, topics, data]) => [
+        hexKeyToBytes(key),
+        topics.map((t) => setLengthLeft(bigIntToBytes(t), 32)),
+        data,
+      ])
+    : [];
+  const prefixed = (key: string): `0x${string}` => `0x${key}`;
+  const result: EVMResult = {
+    createdAddress: created === undefined ? undefined : new Address(hexKeyToBytes(created)),
+    execResult: {
+      returnValue: frame.output,
+      executionGasUsed: gasLimit - BigInt(frame.gasLeft),
+      gasRefund: success ? BigInt(world.refund) : 0n,
+      exceptionError: success ? undefined : evmError(frame),
+      logs,
+      selfdestruct: success
+        ? new Map([...world.selfdestructs].map(([k, b]) => [prefixed(k), prefixed(b)]))
+        : new Map(),
+      createdAddresses: success ? new Set([...world.created].map(prefixed)) : new Set(),
+      gas: BigInt(frame.gasLeft),
+    },
+  };
+  return { world, result };
+}
+
+/** The transaction's message call to `toKey`: the value moves (the recipient is touched even without value), then its code runs. */
+function message(
+  env: CallEnv,
+  from: string,
+  toKey: string,
+  value: bigint,
+  data: Uint8Array,
+  gas: number,
+  isStatic: boolean,
+): FrameResult {
+  const world = env.world;
+  const mark = world.checkpoint();
+  world.touch(from);
+  world.touch(toKey);
+  if (value !== 0n && toKey !== from) {
+    const credited = world.balance(toKey) + value;
+    if (credited > MAX_BALANCE) throw new Fallback('balance overflow');
+    world.setBalance(from, world.balance(from) - value);
+    world.setBalance(toKey, credited);
+  }
+  const frame = executeTop(
+    env,
+    {
+      code: env.isPrecompile(toKey) ? EMPTY : world.code(toKey),
+      address: toKey,
+      caller: BigInt(`0x${from}`),
+      value,
+      data,
+      gas,
+      isStatic,
+      depth: 0,
+    },
+    toKey,
+  );
+  if (frame.outcome !== Outcome.Success) world.revert(mark);
+  return frame;
+}
+
+/**
+ * Copies the message's effects into the block's state: balances and nonces through the EVM's
+ * journal (which marks the accounts touched for EIP-161, as the library's own writes do), touched
+ * accounts left unchanged as touched only, and the storage slots whose value changed.
+ */
+async function commit(world: CallWorld, journal: EvmJournal, state: FastBlockState): Promise<void> {
+  // A created account starts without storage, then takes its code (which sets its code hash).
+  for (const key of world.created) await state.clearStorage(new Address(hexKeyToBytes(key)));
+  for (const [key, code] of world.codes) await state.putCode(new Address(hexKeyToBytes(key)), code);
+  const changed = new Set<string>([...world.balances.keys(), ...world.nonces.keys()]);
+  for (const key of changed) {
+    const current = state.accountSync(key);
+    const account =
+      current === undefined
+        ? new Account()
+        : new Account(current.nonce, current.balance, current.storageRoot, current.codeHash);
+    const balance = world.balances.get(key);
+    if (balance !== undefined) account.balance = balance;
+    const nonce = world.nonces.get(key);
+    if (nonce !== undefined) account.nonce = nonce;
+    await journal.putAccount(new Address(hexKeyToBytes(key)), account);
+  }
+  for (const key of world.touched ?? []) if (!changed.has(key)) journal.touchAccount(key);
+  for (const [key, slots] of world.writtenSlots()) {
+    let address: Address | undefined;
+    for (const [slotKey, value] of slots) {
+      if (value === world.original(key, slotKey)) continue;
+      address ??= new Address(hexKeyToBytes(key));
+      await state.putStorage(address, hexKeyToBytes(slotKey), bigIntToUnpaddedBytes(value));
+    }
+  }
+}
+
+/** The library's error for a failed message (only its presence reaches the receipt). */
+function evmError(frame: FrameResult): EVMError {
+  const m = EVMError.errorMessages;
+  if (frame.outcome === Outcome.Revert) return new EVMError(m.REVERT);
+  const reason = frame.error ?? '';
+  if (reason === 'Invalid jump destination') return new EVMError(m.INVALID_JUMP);
+  if (reason === 'Stack underflow') return new EVMError(m.STACK_UNDERFLOW);
+  if (reason === 'Stack overflow') return new EVMError(m.STACK_OVERFLOW);
+  if (reason === 'static state change') return new EVMError(m.STATIC_STATE_CHANGE);
+  if (reason.startsWith('Invalid opcode')) return new EVMError(m.INVALID_OPCODE);
+  if (reason === 'Collision') return new EVMError(m.CREATE_COLLISION);
+  // A failed precompile reports in the library's own words.
+  if ((Object.values(m) as string[]).includes(reason)) return new EVMError(reason as EVMError['error']);
+  return new EVMError(m.OUT_OF_GAS);
+}
