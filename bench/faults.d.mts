@@ -35,7 +35,7 @@ interface Losses extends Restarts {
 }
 
 export interface FaultRunResult {
-  mining?: Losses & { balanceErrors: number };
+  mining?: Losses & { balanceErrors: number; onReceipt: number };
   imports?: Restarts & {
     kills: number;
     survived: number;
@@ -43,8 +43,8 @@ export interface FaultRunResult {
     finalHead: [string, string] | null;
     finalExit: number | null;
   };
-  sync?: Losses & { rounds: number; synced: number; finalMismatches: number };
-  bft?: Losses & { balanceErrors: number };
+  sync?: Losses & { rounds: number; synced: number; finalMismatches: number; aboveHead: number };
+  bft?: Losses & { balanceErrors: number; onReceipt: number };
   bftNet?: Losses & { balanceErrors: number; stalls: number; forks: number };
   engine?: Losses & {
     balanceErrors: number;

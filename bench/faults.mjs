@@ -143,7 +143,7 @@ async function rpc(url, method, params = []) {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(60_000),
   });
   const body = await r.json();
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
@@ -159,7 +159,7 @@ async function rpcMany(url, method, paramsList) {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(chunk.map((params, id) => ({ jsonrpc: '2.0', id, method, params }))),
-      signal: AbortSignal.timeout(30_000),
+      signal: AbortSignal.timeout(60_000),
     });
     const answers = await r.json();
     if (!Array.isArray(answers)) throw new Error(`${method}: ${JSON.stringify(answers).slice(0, 200)}`);
@@ -335,6 +335,25 @@ class Transfers {
     }
   }
 
+  /**
+   * Polls the next pending transfer's receipt without pause until it is returned (true) or `ms` pass:
+   * a kill right after lands as close as the harness can get to the moment the node first answers it.
+   */
+  async awaitNextReceipt(url, ms) {
+    const [hash] = [...this.pending].sort((a, b) => a[1] - b[1])[0] ?? [];
+    if (!hash) return false;
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      const receipt = await rpc(url, 'eth_getTransactionReceipt', [hash]);
+      if (receipt) {
+        this.receipts.set(hash, JSON.stringify(receipt));
+        this.pending.delete(hash);
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** After a restart: receipts lost or changed, and whether the balances agree with the receipts. */
   async check(url) {
     const lostReceipts = await lostReceiptsOf(url, this.receipts);
@@ -411,7 +430,15 @@ async function sealKills({ kills, rand, log, minRunMs, maxRunMs, engine, label }
   ];
   const transfers = new Transfers(network.chainId);
   const heads = new Map(); // number → hash, as reported
-  const result = { kills: 0, survived: 0, blocksLost: 0, receiptsLost: 0, balanceErrors: 0, restartMs: [] };
+  const result = {
+    kills: 0,
+    survived: 0,
+    blocksLost: 0,
+    receiptsLost: 0,
+    balanceErrors: 0,
+    onReceipt: 0,
+    restartMs: [],
+  };
   let node = await startAlder(args, port);
   await transfers.initial(node.url);
 
@@ -433,8 +460,15 @@ async function sealKills({ kills, rand, log, minRunMs, maxRunMs, engine, label }
           until = Date.now() + runFor;
         await sleep(20 + rand() * 80);
       }
+      // Every other kill lands the moment a receipt is first returned (its block just imported).
+      let onReceipt = false;
+      if (k % 2 === 1) {
+        await transfers.send(node.url, 3);
+        onReceipt = await transfers.awaitNextReceipt(node.url, 15_000);
+      }
       await kill(node.child);
       result.kills++;
+      if (onReceipt) result.onReceipt++;
 
       node = await startAlder(args, port);
       result.restartMs.push(node.ms);
@@ -576,6 +610,7 @@ async function syncKills({ kills, rand, log, minRunMs, maxRunMs, blocks, fork })
     rounds: 0,
     synced: 0,
     finalMismatches: 0,
+    aboveHead: 0,
     restartMs: [],
   };
   let source;
@@ -662,6 +697,15 @@ async function syncKills({ kills, rand, log, minRunMs, maxRunMs, blocks, fork })
             const tx = block.transactions[0];
             if (tx)
               receipts.set(tx, JSON.stringify(await rpc(victim.url, 'eth_getTransactionReceipt', [tx])));
+            // A receipt of the block above the head, when the node answers one (the block's import is
+            // on its way): returned is returned, so it too must come back after the kill.
+            const next = await rpc(victim.url, 'eth_getBlockByNumber', [hexNumber(number + 1), false]);
+            const nextTx = next?.transactions[0];
+            const early = nextTx ? await rpc(victim.url, 'eth_getTransactionReceipt', [nextTx]) : null;
+            if (early) {
+              receipts.set(nextTx, JSON.stringify(early));
+              result.aboveHead++;
+            }
           }
           if (number >= targetNumber) {
             reached = true;
@@ -879,7 +923,7 @@ async function engineCall(url, method, params) {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt()}` },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.timeout(60_000),
   });
   if (r.status !== 200) throw new Error(`${method}: HTTP ${r.status}`);
   const body = await r.json();
@@ -1188,7 +1232,9 @@ export function summarize(r) {
   let failed = false;
   if (r.mining) {
     const m = r.mining;
-    lines.push(`${base('mining', m)}, balance disagreements ${m.balanceErrors}, ${restarts(m)}`);
+    lines.push(
+      `${base('mining', m)}, balance disagreements ${m.balanceErrors}, ${restarts(m)} (${m.onReceipt ?? 0} kills the moment a receipt was first returned)`,
+    );
     failed ||= m.blocksLost + m.receiptsLost + m.balanceErrors > 0;
   }
   if (r.imports) {
@@ -1201,13 +1247,15 @@ export function summarize(r) {
   if (r.sync) {
     const s = r.sync;
     lines.push(
-      `${base('sync', s)}, rounds ${s.rounds}, at the source head ${s.synced} (hash or state root different ${s.finalMismatches}), ${restarts(s)}`,
+      `${base('sync', s)}, receipts returned above the reported head ${s.aboveHead}, rounds ${s.rounds}, at the source head ${s.synced} (hash or state root different ${s.finalMismatches}), ${restarts(s)}`,
     );
     failed ||= s.blocksLost + s.receiptsLost + s.finalMismatches > 0 || s.synced !== s.rounds;
   }
   if (r.bft) {
     const b = r.bft;
-    lines.push(`${base('bft', b)}, balance disagreements ${b.balanceErrors}, ${restarts(b)}`);
+    lines.push(
+      `${base('bft', b)}, balance disagreements ${b.balanceErrors}, ${restarts(b)} (${b.onReceipt ?? 0} kills the moment a receipt was first returned)`,
+    );
     failed ||= b.blocksLost + b.receiptsLost + b.balanceErrors > 0;
   }
   if (r.bftNet) {
@@ -1249,11 +1297,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const option = (name) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
   const arg = (name, fallback) => (option(name) === undefined ? fallback : Number(option(name)));
   const kills = arg('kills', 100);
+  const seed = arg('seed', Date.now() % 100000);
+  console.log(`seed ${seed} (--seed=${seed} repeats the run's random choices)`);
   const r = await runFaults({
     scenarios: (option('scenario') ?? SCENARIOS.join(',')).split(',').filter(Boolean),
     kills,
     importKills: arg('import-kills', Math.max(1, Math.round(kills / 10))),
-    seed: arg('seed', Date.now() % 100000),
+    seed,
     engine: option('engine') ?? 'clique',
     bft: option('bft') ?? 'qbft',
     syncBlocks: arg('sync-blocks', 400),

@@ -63,6 +63,8 @@ export interface BuiltBlock {
   blockValue: bigint;
   /** The pool entries of the included transactions (blob sidecars stay there). */
   included: PooledTx[];
+  /** The pool's next sequence number when the builder read it: later arrivals were not considered. */
+  poolSeq?: number;
 }
 
 /**
@@ -164,7 +166,10 @@ export class BlockBuilder {
     const execHeader = engine.executionHeader ? engine.executionHeader(draft) : draft;
     const execBlock = new Block(execHeader, [], [], withdrawals);
 
+    // The pool applies every head event first: lanes start at the parent's account nonces.
+    if (!extras.transactions && this.pool) await this.pool.settled();
     const pending = extras.transactions ? [extras.transactions] : this.pool ? this.pool.pendingLanes() : [];
+    const poolSeq = this.pool?.nextSeq;
     const processor = this.importer.processor;
     const { result, stateWrites } = await this.importer.executeOnParent(parent, async (vm) => {
       vm.common.setHardforkBy({ blockNumber: number, timestamp });
@@ -224,6 +229,7 @@ export class BlockBuilder {
       requests: result.requests,
       blockValue: result.blockValue,
       included: result.included,
+      poolSeq,
     };
   }
 
