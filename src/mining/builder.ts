@@ -92,8 +92,12 @@ export class BuildAbortedError extends Error {
 
 const MIN_GAS_LIMIT = 5000n;
 const TX_GAS = 21000n;
-/** Transactions executed between two yields to the event loop while building. */
-const YIELD_EVERY = 128;
+/**
+ * Milliseconds of transaction execution between two yields to the event loop while building: requests
+ * (eth_sendRawTransaction above all) are answered in between, so building a block does not hold them
+ * up for longer than this.
+ */
+const YIELD_AFTER_MS = 8;
 
 /**
  * Besu's gas limit targeting: move towards the target by less than parent/1024 per block (the bound
@@ -267,6 +271,7 @@ export class BlockBuilder {
     let blobGasUsed = 0n;
 
     const selection = new TxSelection(pending, baseFee);
+    let lastYield = performance.now();
     for (let entry = selection.peek(); entry; entry = selection.peek()) {
       if (signal?.aborted) throw new BuildAbortedError();
       // Out of selection time: the block carries what is in, the rest waits in the pool.
@@ -350,7 +355,10 @@ export class BlockBuilder {
       txs.push(bare);
       receipts.push(encoded);
       senders.push(entry.sender);
-      if (txs.length % YIELD_EVERY === 0) await new Promise<void>((r) => setImmediate(r));
+      if (performance.now() - lastYield >= YIELD_AFTER_MS) {
+        await new Promise<void>((r) => setImmediate(r));
+        lastYield = performance.now();
+      }
     }
     return {
       txs,
