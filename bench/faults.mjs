@@ -519,7 +519,8 @@ async function importKills({ kills, rand, log }) {
             try {
               const entry = JSON.parse(line);
               imported.set(Number(entry.number), entry.hash);
-              seenNow++;
+              // Blocks a restarted import finds already there do not count: the kill lands among new ones.
+              if (entry.result === 'imported') seenNow++;
             } catch {
               // not a log line
             }
