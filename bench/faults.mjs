@@ -48,10 +48,10 @@
  * between newPayload and forkchoiceUpdated). After each restart every block the harness had made head
  * with a VALID forkchoiceUpdated is canonical with the same hash, receipts and balances agree, no
  * block that was only sent by newPayload (never in a forkchoiceUpdated) is canonical, the node's head
- * is one the harness made (or was making) head, `safe` and `finalized` are those of the last forkchoiceUpdated
- * that took effect, and the harness builds on from there — after every other kill between newPayload
- * and forkchoiceUpdated first making the block it had sent head (VALID if the node kept it, else
- * SYNCING and newPayload again).
+ * is one the harness made (or was making) head, `safe` and `finalized` are those of the last
+ * forkchoiceUpdated that took effect, and the harness builds on from there — after every other kill
+ * between newPayload and forkchoiceUpdated first making the block it had sent head (VALID if the node
+ * kept it, else SYNCING and newPayload again).
  *
  * Prints one line per kill and a summary per scenario (kills survived, blocks lost, receipts lost,
  * restart p50/max). `runFaults` is also called by the bounded test in test/reliability.
