@@ -558,7 +558,7 @@ async function core() {
       `Mean response bytes: ${Object.keys(reads.alder)
         .map(
           (w) =>
-            `${w.split(' (')[0]}${w.includes('all') ? ' (all blocks)' : ''} ${['alder', ...peerNames]
+            `${w.split(' (')[0]}${/all \d+ blocks/.test(w) ? ' (all blocks)' : ''} ${['alder', ...peerNames]
               .filter((t) => reads[t][w])
               .map((t) => `${t} ${fmt(reads[t][w].meanBytes)}`)
               .join(' / ')}`,

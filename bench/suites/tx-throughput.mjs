@@ -5,11 +5,18 @@
  * nonces in order), then waited for until every one is mined. Signing happens before the clock
  * starts. Figures: the send-phase rate (transactions accepted per second) and the end-to-end rate
  * (count / time from the first send to the last receipt). Alder runs the dev network with mining
- * on; Hardhat's node, Foundry's anvil and Ganache run in the same process tree with automine, as
- * they ship.
+ * on; Hardhat's node and Ganache run in the same process tree with automine, as they ship. Foundry's
+ * anvil runs with interval mining every --tx-anvil-block-time seconds (0.2 by default) and a block
+ * gas limit that never binds: its automine stops mining under this load (probed with anvil 1.7.1 and
+ * this sending pattern: block production slowed from ~300 to ~20 one-transaction blocks per second,
+ * then no block came at all while 2,900 ready transactions waited in its pool, which matches
+ * foundry-rs/foundry#10122). --tx-anvil-block-time=0 measures its automine as it ships.
+ * A phase whose node mines nothing for --tx-stall-seconds (15) while transactions are outstanding
+ * stops waiting and is reported as stalled, with what was mined.
  *
  *   node bench/suites/tx-throughput.mjs [--tx-count=10000] [--tx-senders=100] [--tx-concurrency=32]
- *        [--tx-phase-seconds=600] [--tx-nodes=alder,hardhat,anvil,ganache] [--tx-profile] [--no-peers]
+ *        [--tx-phase-seconds=600] [--tx-stall-seconds=15] [--tx-anvil-block-time=0.2]
+ *        [--tx-nodes=alder,hardhat,anvil,ganache] [--tx-profile] [--no-peers]
  *
  * --tx-profile runs Alder under `node --cpu-prof` and prints the functions with the most self time
  * (--tx-profile=DIR also keeps the .cpuprofile file in DIR).
@@ -52,6 +59,8 @@ const opt = parseOptions({
   'tx-senders': 100,
   'tx-concurrency': 32,
   'tx-phase-seconds': 600,
+  'tx-stall-seconds': 15,
+  'tx-anvil-block-time': 0.2,
   'tx-nodes': 'alder,hardhat,anvil,ganache',
 });
 const NODES = new Set(String(opt['tx-nodes']).split(','));
@@ -59,6 +68,8 @@ const COUNT = opt['tx-count'];
 const SENDERS = Math.min(opt['tx-senders'], COUNT);
 const CONCURRENCY = opt['tx-concurrency'];
 const PHASE_MS = opt['tx-phase-seconds'] * 1000;
+const STALL_MS = opt['tx-stall-seconds'] * 1000;
+const ANVIL_BLOCK_TIME = Number(opt['tx-anvil-block-time']);
 
 const CHAIN_ID = 1337n;
 /** A prefunded dev-network key (public test key); the peers fund it too. */
@@ -184,14 +195,14 @@ async function sendLanes(call, lanes, deadline) {
 }
 
 /**
- * Waits until every sender's mined nonce reaches its target; resolves with the time that was seen.
- * `nudge`: when nothing was mined for two polls in a row, ask for a block with evm_mine (anvil's
- * automine leaves transactions that arrive while it mines in its pool until another one arrives:
- * 1,217 of 2,000 ready transactions sat there for good in a probe, and one evm_mine took them all).
+ * Waits until every sender's mined nonce reaches its target; resolves with the time that was seen,
+ * `undefined` at the phase deadline, or `stalled` when no sender's nonce moved for STALL_MS.
  */
-async function waitMined(call, targets, deadline, nudge) {
+async function waitMined(call, targets, deadline) {
   const left = new Set(targets.keys());
-  let stalled = 0;
+  /** Each sender's mined nonce at the last poll: any change is progress. */
+  const seen = new Map();
+  let progressAt = performance.now();
   while (left.size > 0) {
     if (performance.now() > deadline) return undefined;
     const ids = [...left];
@@ -204,15 +215,18 @@ async function waitMined(call, targets, deadline, nudge) {
       })),
     ).catch(() => []);
     const now = performance.now();
-    const before = left.size;
-    for (const r of res)
-      if (r.result !== undefined && BigInt(r.result) >= targets.get(ids[r.id])) left.delete(ids[r.id]);
-    if (left.size === 0) return now;
-    stalled = left.size === before ? stalled + 1 : 0;
-    if (nudge && stalled >= 2) {
-      await call({ method: 'evm_mine', params: [] }).catch(() => undefined);
-      stalled = 0;
+    let moved = false;
+    for (const r of res) {
+      if (r.result === undefined) continue;
+      const nonce = BigInt(r.result);
+      const s = ids[r.id];
+      if (nonce !== seen.get(s)) moved = true;
+      seen.set(s, nonce);
+      if (nonce >= targets.get(s)) left.delete(s);
     }
+    if (left.size === 0) return now;
+    if (moved) progressAt = now;
+    else if (now - progressAt > STALL_MS) return 'stalled';
     await new Promise((r) => setTimeout(r, 100));
   }
   return performance.now();
@@ -242,7 +256,7 @@ async function checkReceipts(call, lanes) {
   return { ok, missing, blocks: blocks.size };
 }
 
-async function phase(call, name, lanes, nudge) {
+async function phase(call, name, lanes) {
   const deadline = performance.now() + PHASE_MS;
   const t0 = performance.now();
   const sendResult = await sendLanes(call, lanes, deadline);
@@ -257,8 +271,9 @@ async function phase(call, name, lanes, nudge) {
     })),
   ).catch(() => []);
   for (const r of nonces) finals.set(r.id, BigInt(r.result ?? 0));
-  const tDone =
-    finals.size === senders.length ? await waitMined(call, finals, t0 + PHASE_MS, nudge) : undefined;
+  const waited = finals.size === senders.length ? await waitMined(call, finals, t0 + PHASE_MS) : undefined;
+  const stalled = waited === 'stalled';
+  const tDone = stalled ? undefined : waited;
   const receipts = await checkReceipts(call, lanes);
   const result = {
     name,
@@ -266,6 +281,7 @@ async function phase(call, name, lanes, nudge) {
     ...sendResult,
     sendSeconds: (tSent - t0) / 1000,
     totalSeconds: tDone === undefined ? undefined : (tDone - t0) / 1000,
+    stalled,
     ...receipts,
   };
   result.sendRate = result.sent / result.sendSeconds;
@@ -273,7 +289,7 @@ async function phase(call, name, lanes, nudge) {
   log(
     `  ${name}: sent ${result.sent} (${result.errors} errors${result.firstError ? `: ${result.firstError}` : ''}) in ${fmt(result.sendSeconds, 1)} s = ${fmt(result.sendRate)} tx/s; ` +
       `mined ${result.ok} ok, ${result.missing} missing, in ${result.blocks} blocks; ` +
-      `${result.totalSeconds === undefined ? 'timed out' : `${fmt(result.totalSeconds, 1)} s = ${fmt(result.rate)} tx/s`}`,
+      `${result.totalSeconds === undefined ? (stalled ? `stalled (nothing mined for ${opt['tx-stall-seconds']} s)` : 'timed out') : `${fmt(result.totalSeconds, 1)} s = ${fmt(result.rate)} tx/s`}`,
   );
   return result;
 }
@@ -323,7 +339,7 @@ async function prepare(url, { fundSenders }) {
   return { token, first };
 }
 
-async function measure(name, url, { fundSenders, nudge = false }) {
+async function measure(name, url, { fundSenders }) {
   log(`${name}: set-up (${SENDERS} senders${fundSenders ? ' funded' : ''}, token deployed and distributed)`);
   const { token, first } = await prepare(url, { fundSenders });
   log(`${name}: signing ${COUNT} ETH and ${COUNT} token transfers`);
@@ -336,9 +352,9 @@ async function measure(name, url, { fundSenders, nudge = false }) {
   }));
   const call = makeClient(url);
   log(`${name}: ETH transfers`);
-  const ethResult = await phase(call, 'ETH transfers', eth, nudge);
+  const ethResult = await phase(call, 'ETH transfers', eth);
   log(`${name}: ERC-20 transfers`);
-  const tokenResult = await phase(call, 'ERC-20 transfers', erc20, nudge);
+  const tokenResult = await phase(call, 'ERC-20 transfers', erc20);
   return { eth: ethResult, erc20: tokenResult };
 }
 
@@ -391,9 +407,13 @@ function summarizeProfile(path, top = 25) {
     .map(([k, us]) => [k, fmt((100 * us) / total, 1), fmt(us / 1000)]);
 }
 
-/** A phase that hit its time limit shows the rate of what was mined by then, as an upper bound. */
+/**
+ * A phase that hit its time limit shows the rate of what was mined by then, as an upper bound; a
+ * stalled one shows no rate.
+ */
 function rate(p) {
   if (p.totalSeconds !== undefined) return fmt(p.rate);
+  if (p.stalled) return `stalled (${p.ok} mined)`;
   return `≤ ${fmt(p.ok / opt['tx-phase-seconds'])} (timed out)`;
 }
 const sendRate = (p) => (p.sent < COUNT ? `≤ ${fmt(p.sendRate)} (timed out)` : fmt(p.sendRate));
@@ -436,7 +456,9 @@ async function main() {
         await stop(alder.proc);
       }
       if (profileDir) {
-        const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+        // The main thread's profile (Node names them CPU.<date>.<pid>.<thread id>.<seq>.cpuprofile).
+        const files = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
+        const file = files.find((f) => f.split('.').at(-3) === '0') ?? files[0];
         if (file) profile = summarizeProfile(join(profileDir, file));
         else log('  no CPU profile was written');
       }
@@ -445,15 +467,28 @@ async function main() {
       const keys = [bytesToHex(FUNDER), ...senderKeys.map(bytesToHex)];
       for (const [name, starter] of [
         ['hardhat', () => startHardhatPeer(work, { keys, chainId: CHAIN_ID })],
-        ['anvil', () => startAnvilPeer({ keys, chainId: CHAIN_ID })],
+        [
+          'anvil',
+          () =>
+            ANVIL_BLOCK_TIME > 0
+              ? startAnvilPeer({
+                  keys,
+                  chainId: CHAIN_ID,
+                  gasLimit: 10_000_000_000,
+                  args: ['--block-time', String(ANVIL_BLOCK_TIME)],
+                })
+              : startAnvilPeer({ keys, chainId: CHAIN_ID }),
+        ],
         ['ganache', () => startGanachePeer({ keys, chainId: CHAIN_ID })],
       ]) {
         if (!NODES.has(name)) continue;
         let peer;
         try {
-          log(`${name}: automine`);
+          log(
+            `${name}: ${name === 'anvil' && ANVIL_BLOCK_TIME > 0 ? `interval mining every ${ANVIL_BLOCK_TIME} s` : 'automine'}`,
+          );
           peer = await starter();
-          results[name] = await measure(name, peer.url, { fundSenders: false, nudge: name === 'anvil' });
+          results[name] = await measure(name, peer.url, { fundSenders: false });
           mem[name] = memory(peer.proc.pid);
         } catch (err) {
           log(`  ${name} failed: ${err.message.split('\n')[0]}`);
@@ -474,8 +509,10 @@ async function main() {
       `sent with eth_sendRawTransaction over ${CONCURRENCY} keep-alive connections (each sender's nonces in order); ` +
       'signed before the clock starts. "send" = transactions accepted per second while sending; "mined" = transactions ' +
       'per second from the first send until the last one is mined (all receipts present). ' +
-      `Alder: --network=dev with mining on; Hardhat's node, anvil and Ganache: automine (one block per transaction; ` +
-      'anvil is also sent evm_mine when nothing was mined for two polls, as its automine strands transactions), ' +
+      "Alder: --network=dev with mining on; Hardhat's node and Ganache: automine (one block per transaction); " +
+      (ANVIL_BLOCK_TIME > 0
+        ? `anvil: interval mining every ${ANVIL_BLOCK_TIME} s with a gas limit that never binds (its automine stops mining under this load, see the suite's header); `
+        : 'anvil: automine; ') +
       `same machine, same run (${cpus().length} cores, shared: figures are noisy).`,
   );
   out.push('');
@@ -501,12 +538,13 @@ async function main() {
     const a = results.alder;
     const p = results[peer];
     const mined = (x) => (x.totalSeconds === undefined ? x.ok / opt['tx-phase-seconds'] : x.rate);
+    const ratio = (x, y) => (x.stalled || y.stalled ? 'n/a (stalled)' : `${fmt(mined(x) / mined(y), 2)}×`);
     ratios.push([
       `Alder / ${peer}`,
       `${fmt(a.eth.sendRate / p.eth.sendRate, 2)}×`,
-      `${fmt(mined(a.eth) / mined(p.eth), 2)}×`,
+      ratio(a.eth, p.eth),
       `${fmt(a.erc20.sendRate / p.erc20.sendRate, 2)}×`,
-      `${fmt(mined(a.erc20) / mined(p.erc20), 2)}×`,
+      ratio(a.erc20, p.erc20),
     ]);
   }
   if (ratios.length) {
@@ -514,8 +552,16 @@ async function main() {
     out.push('');
   }
   const timedOut = Object.entries(results).filter(([, r]) =>
-    [r.eth, r.erc20].some((p) => p.totalSeconds === undefined || p.sent < COUNT),
+    [r.eth, r.erc20].some((p) => (p.totalSeconds === undefined && !p.stalled) || p.sent < COUNT),
   );
+  const stalled = Object.entries(results).filter(([, r]) => r.eth.stalled || r.erc20.stalled);
+  if (stalled.length) {
+    out.push(
+      `Stalled (no block for ${opt['tx-stall-seconds']} s while transactions were outstanding): ` +
+        `${stalled.map(([n]) => n).join(', ')}; no rate is given for those phases.`,
+    );
+    out.push('');
+  }
   if (timedOut.length) {
     out.push(
       `Timed out (a phase is bounded to ${opt['tx-phase-seconds']} s): ${timedOut.map(([n]) => n).join(', ')}; ` +

@@ -55,6 +55,8 @@ const FINALIZED = metaKey('finalized');
 
 export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
   private headCache: Head | undefined;
+  /** The head's header, for the `Head` object it belongs to. */
+  private headHeaderCache: { hash: Uint8Array; header: BlockHeader } | undefined;
   private readonly blocks = new Lru<string, Block>(128);
   private readonly headers = new Lru<string, BlockHeader>(2048);
   private readonly receiptCache = new Lru<string, StoredReceipt[]>(256);
@@ -84,7 +86,13 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
   }
 
   headHeader(): BlockHeader {
-    return this.getHeader(this.head().hash) as BlockHeader;
+    const head = this.head();
+    // Most reads are at the head: its header is kept beside the head pointer.
+    if (this.headHeaderCache !== undefined && this.headHeaderCache.hash === head.hash)
+      return this.headHeaderCache.header;
+    const header = this.getHeader(head.hash) as BlockHeader;
+    this.headHeaderCache = { hash: head.hash, header };
+    return header;
   }
 
   genesisHash(): Uint8Array | undefined {

@@ -11,7 +11,9 @@
  * `StorageWriteError`: nothing of that batch is written, and what was committed before stays.
  */
 import { closeSync, mkdirSync, openSync, readFileSync, statfsSync, unlinkSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { type Database as LmdbDb, open, type RootDatabase } from 'lmdb';
 
 export const LOCK_FILE = 'alder.lock';
@@ -201,6 +203,68 @@ function keyString(key: Uint8Array): string {
   return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
 }
 
+/** A batch as one transferable buffer: per write its store, kind, key and value lengths, key, value. */
+function packBatch(batch: WriteBatch): Uint8Array {
+  let size = 0;
+  for (const op of batch.ops) size += 8 + op.key.length + (op.value?.length ?? 0);
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  let at = 0;
+  for (const op of batch.ops) {
+    out[at] = STORE_INDEX.get(op.store) as number;
+    out[at + 1] = op.value === undefined ? 1 : 0;
+    view.setUint16(at + 2, op.key.length);
+    view.setUint32(at + 4, op.value?.length ?? 0);
+    out.set(op.key, at + 8);
+    at += 8 + op.key.length;
+    if (op.value !== undefined) {
+      out.set(op.value, at);
+      at += op.value.length;
+    }
+  }
+  return out;
+}
+
+const STORE_INDEX = new Map<StoreName, number>(STORES.map((name, i) => [name, i]));
+
+/**
+ * The commit thread (an evaluated CommonJS worker): opens the same LMDB environment and applies each
+ * packed batch in one synchronous, durable transaction, in the order received.
+ */
+const COMMIT_THREAD_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { open } = require(workerData.lmdb);
+const root = open({ path: workerData.path, maxDbs: workerData.maxDbs, mapSize: workerData.mapSize });
+const stores = workerData.stores.map((name) => root.openDB({ name, encoding: 'binary', keyEncoding: 'binary' }));
+parentPort.on('message', (m) => {
+  if (m.close) {
+    Promise.resolve(root.close()).finally(() => process.exit(0));
+    return;
+  }
+  const { seq, packed } = m;
+  try {
+    const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+    root.transactionSync(() => {
+      let at = 0;
+      while (at < packed.length) {
+        const db = stores[packed[at]];
+        const del = packed[at + 1] === 1;
+        const keyLength = view.getUint16(at + 2);
+        const valueLength = view.getUint32(at + 4);
+        const key = packed.subarray(at + 8, at + 8 + keyLength);
+        at += 8 + keyLength;
+        if (del) db.removeSync(key);
+        else db.putSync(key, packed.subarray(at, at + valueLength));
+        at += valueLength;
+      }
+    });
+    parentPort.postMessage({ seq });
+  } catch (err) {
+    parentPort.postMessage({ seq, error: { message: String(err && err.message || err), code: err && err.code } });
+  }
+});
+`;
+
 export class Database {
   private readonly root: RootDatabase;
   private readonly stores: Record<StoreName, LmdbDb<Uint8Array, Uint8Array>>;
@@ -214,12 +278,15 @@ export class Database {
   private inFlightBatches = 0;
   private batchSeq = 0;
   private lastAsync: Promise<void> = Promise.resolve();
+  private committer: Worker | undefined;
+  private readonly commits = new Map<number, { resolve: () => void; reject: (err: unknown) => void }>();
 
   private constructor(
     readonly path: string,
     root: RootDatabase,
     stores: Record<StoreName, LmdbDb<Uint8Array, Uint8Array>>,
     lockPath: string,
+    private readonly mapSize: number,
   ) {
     this.root = root;
     this.stores = stores;
@@ -234,7 +301,8 @@ export class Database {
     }
     const lockPath = acquireLock(path);
     try {
-      const root = open({ path, maxDbs: STORES.length + 4, mapSize: options.mapSize ?? 2 ** 40 });
+      const mapSize = options.mapSize ?? 2 ** 40;
+      const root = open({ path, maxDbs: STORES.length + 4, mapSize });
       const stores = {} as Record<StoreName, LmdbDb<Uint8Array, Uint8Array>>;
       for (const name of STORES) {
         stores[name] = root.openDB<Uint8Array, Uint8Array>({
@@ -243,7 +311,7 @@ export class Database {
           keyEncoding: 'binary',
         });
       }
-      return new Database(path, root, stores, lockPath);
+      return new Database(path, root, stores, lockPath, mapSize);
     } catch (err) {
       releaseLock(lockPath);
       const reason = storageReason(err);
@@ -289,10 +357,12 @@ export class Database {
   }
 
   /**
-   * Applies every write of the batch in one LMDB transaction, written and flushed to disk by LMDB's
-   * writer thread while this one goes on: the batch is readable here at once (see `inFlight`), and
-   * the promise settles once the transaction is committed and durable. Batches commit in the order
-   * they were handed over. A killed process restarts with every batch whose promise had resolved.
+   * Applies every write of the batch in one LMDB transaction, written and flushed to disk on the
+   * database's commit thread while this one goes on: the batch is readable here at once (see
+   * `inFlight`), and the promise settles once the transaction is committed and durable. Batches
+   * commit in the order they were handed over. A killed process restarts with every batch whose
+   * promise had resolved; a failed commit rejects with `StorageWriteError` (after the failure
+   * listeners heard of it) and writes nothing of its batch.
    */
   commitAsync(batch: WriteBatch): Promise<void> {
     if (batch.size === 0) return this.lastAsync;
@@ -306,32 +376,69 @@ export class Database {
       writes.set(keyString(op.key), { value: op.value, seq });
     }
     this.inFlightBatches++;
-    let written: Promise<unknown>;
-    try {
-      written = this.root.batch(() => {
-        for (const op of batch.ops) {
-          const db = this.stores[op.store];
-          if (op.value === undefined) db.remove(op.key);
-          else db.put(op.key, op.value);
-        }
-      });
-    } catch (err) {
-      written = Promise.reject(err);
-    }
-    const done = written.then(
-      () => this.settle(batch, seq),
-      async (err) => {
+    const done = new Promise<void>((resolve, reject) => {
+      let worker: Worker;
+      try {
+        worker = this.commitThread();
+      } catch (err) {
+        reject(err);
+        return;
+      }
+      const packed = packBatch(batch);
+      this.commits.set(seq, { resolve, reject });
+      if (this.commits.size === 1) worker.ref();
+      worker.postMessage({ seq, packed }, [packed.buffer as ArrayBuffer]);
+    }).then(
+      () => {
+        // Reads here start a new read transaction, which sees the commit.
+        this.root.resetReadTxn();
         this.settle(batch, seq);
-        // lmdb reports a failed asynchronous commit with the cause behind `commitError`.
-        const cause = await Promise.resolve((err as { commitError?: unknown })?.commitError).then(
-          () => err,
-          (e) => e,
-        );
-        throw this.failed(cause ?? err);
+      },
+      (err) => {
+        this.settle(batch, seq);
+        throw this.failed(err);
       },
     );
     this.lastAsync = done.catch(() => undefined);
     return done;
+  }
+
+  /** The thread `commitAsync` commits on (started on first use, over the same environment). */
+  private commitThread(): Worker {
+    if (this.committer !== undefined) return this.committer;
+    const require = createRequire(import.meta.url);
+    const worker = new Worker(COMMIT_THREAD_SOURCE, {
+      eval: true,
+      workerData: {
+        lmdb: require.resolve('lmdb'),
+        path: this.path,
+        maxDbs: STORES.length + 4,
+        mapSize: this.mapSize,
+        stores: STORES,
+      },
+    });
+    worker.on('message', (m: { seq: number; error?: { message: string; code?: unknown } }) => {
+      const pending = this.commits.get(m.seq);
+      if (pending === undefined) return;
+      this.commits.delete(m.seq);
+      if (this.commits.size === 0) worker.unref();
+      if (m.error === undefined) pending.resolve();
+      else pending.reject(Object.assign(new Error(m.error.message), { code: m.error.code }));
+    });
+    const fail = (err: unknown) => {
+      this.committer = undefined;
+      for (const pending of this.commits.values()) pending.reject(err);
+      this.commits.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => {
+      if (this.commits.size > 0) fail(new Error(`the commit thread stopped (exit code ${code})`));
+      this.committer = undefined;
+    });
+    // Only commits in flight keep the process alive.
+    worker.unref();
+    this.committer = worker;
+    return worker;
   }
 
   /** Resolves once every batch handed to `commitAsync` so far is committed (or failed). */
@@ -398,6 +505,14 @@ export class Database {
   async close(): Promise<void> {
     try {
       await this.lastAsync;
+      const committer = this.committer;
+      this.committer = undefined;
+      if (committer !== undefined) {
+        const exited = new Promise((resolve) => committer.once('exit', resolve));
+        committer.ref();
+        committer.postMessage({ close: true });
+        await exited;
+      }
       await this.root.close();
     } finally {
       if (this.lockPath !== undefined) releaseLock(this.lockPath);

@@ -91,6 +91,8 @@ export class BlockProcessor {
    * where it can (on by default; off runs every message on the library's EVM, e.g. to compare).
    */
   useInterpreter = true;
+  /** A tracer is attached to the warm VM: every message runs on the library's EVM, which it observes. */
+  private tracing = false;
 
   constructor(
     private readonly chain: ChainStore,
@@ -118,6 +120,7 @@ export class BlockProcessor {
   ): Promise<BlockExecution> {
     const { vm, state } = await this.positionOn(parent);
     const detach = tracer ? attachTracer(vm, tracer) : undefined;
+    this.tracing = tracer !== undefined;
     let result: Awaited<ReturnType<typeof runBlock>>;
     try {
       await tracer?.onBlockStart?.(block, vm);
@@ -132,6 +135,7 @@ export class BlockProcessor {
       await this.reset(state, parent);
       throw new BlockExecutionError(cleanReason(err));
     } finally {
+      this.tracing = false;
       try {
         detach?.();
       } catch {
@@ -462,7 +466,7 @@ export class BlockProcessor {
     this.fastStats = installFastExecution(vm.evm as EVM, {
       state,
       blockHash: (n) => (this.hashes.tip ? this.chain.ancestorHash(this.hashes.tip, n) : undefined),
-      enabled: () => this.useInterpreter,
+      enabled: () => this.useInterpreter && !this.tracing,
     });
   }
 

@@ -261,8 +261,11 @@ export class BlockImporter {
     }
     // The parent's commit (and head move) settles before this block's fork choice and writes.
     await this.committing;
-    const durable = this.storeAsync(block, execution, batch);
-    return { result: 'imported', durable };
+    // With another block queued behind (bulk import), this one commits on the database's commit
+    // thread while that one executes; alone, it commits here (nothing to overlap with).
+    if (this.pending > 1) return { result: 'imported', durable: this.storeAsync(block, execution, batch) };
+    this.store(block, execution, batch);
+    return { result: 'imported', durable: Promise.resolve() };
   }
 
   /** The header checks; returns the parent. */
@@ -279,7 +282,11 @@ export class BlockImporter {
   /** `store`, its transaction committed on LMDB's writer thread (see `committing`). */
   private storeAsync(block: Block, execution: BlockExecution, batch: WriteBatch): Promise<void> {
     const after = this.store(block, execution, batch, true);
-    const done = this.chain.db.commitAsync(batch).then(after);
+    const done = this.chain.db.commitAsync(batch).then(after, (err) => {
+      // The tables name the root the database holds again.
+      this.world.flat.reload();
+      throw err;
+    });
     // A failed commit stops the node (the database's failure listeners); the next import rethrows it.
     done.catch(() => undefined);
     this.committing = done;
@@ -314,11 +321,16 @@ export class BlockImporter {
       moved !== undefined && changes !== undefined && parentRoot !== undefined && flat.isAt(parentRoot);
     if (extendsFlat) flat.apply(batch, changes, block.header.stateRoot);
     const committed = () => {
-      if (extendsFlat) flat.moved(block.header.stateRoot);
       if (moved) this.chain.headCommitted({ head: block, ...moved });
     };
-    if (deferCommit) return committed;
+    if (deferCommit) {
+      // The batch is readable from the moment it is handed to the commit thread (the next block
+      // executes on it): so are the tables' new entries.
+      if (extendsFlat) flat.moved(block.header.stateRoot);
+      return committed;
+    }
     this.chain.db.commit(batch);
+    if (extendsFlat) flat.moved(block.header.stateRoot);
     committed();
     return () => {};
   }

@@ -15,6 +15,7 @@ import { Account, Address, bytesToHex, equalsBytes, KECCAK256_NULL, setLengthLef
 import { createVM, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
 import { AncestorHashes } from '../chain/ancestorHashes.js';
 import type { ChainStore } from '../chain/chainStore.js';
+import { bytesToHexKey } from '../state/trieStore.js';
 import type { WorldState } from '../state/worldState.js';
 import { armAuthorizations } from './authorizations.js';
 import { CallState } from './callState.js';
@@ -215,6 +216,7 @@ function authorOf(author: (header: BlockHeader) => Address, header: BlockHeader)
 export class CallSimulator {
   /** Idle contexts by block hash, most recently used block last. */
   private readonly idle = new Map<string, SimContext[]>();
+  private readonly poolKeys = new WeakMap<BlockHeader, string>();
   /** Calls run on the interpreter and on the EVM library (fallbacks included). */
   readonly stats = { fast: 0, library: 0 };
 
@@ -314,18 +316,34 @@ export class CallSimulator {
    * per-block pool.
    */
   private async acquire(header: BlockHeader): Promise<SimContext> {
-    const key = bytesToHex(header.hash());
-    const pool = this.idle.get(key);
-    if (pool) {
-      // Most recently used block last.
-      this.idle.delete(key);
-      this.idle.set(key, pool);
-      const ctx = pool.pop();
-      if (ctx) return ctx;
-    }
+    const key = this.poolKey(header);
+    const idle = this.acquireIdle(key);
+    if (idle !== undefined) return idle;
     const ctx = await this.freshContext(header, undefined);
     ctx.key = key;
     return ctx;
+  }
+
+  /** The key of a block's context pool: its hash in hex (kept per header object, which the chain reuses). */
+  private poolKey(header: BlockHeader): string {
+    let key = this.poolKeys.get(header);
+    if (key === undefined) {
+      key = bytesToHex(header.hash());
+      this.poolKeys.set(header, key);
+    }
+    return key;
+  }
+
+  /** An idle pooled context at the block with this key, if there is one. */
+  private acquireIdle(key: string): SimContext | undefined {
+    const pool = this.idle.get(key);
+    if (pool === undefined) return undefined;
+    // Most recently used block last.
+    if (this.idle.size > 1) {
+      this.idle.delete(key);
+      this.idle.set(key, pool);
+    }
+    return pool.pop();
   }
 
   private async freshContext(
@@ -436,13 +454,15 @@ export class CallSimulator {
     }
   }
 
-  private async run(
+  /** What a run works out from the call before executing it (shared by both paths). */
+  private callParams(
     ctx: SimContext,
     header: BlockHeader,
     call: CallRequest,
     opts: SimulateOptions,
-  ): Promise<SimulationResult> {
-    const { vm, state, common } = ctx;
+    account: Account | undefined,
+  ) {
+    const { common } = ctx;
     const from = new Address(call.from ?? ZERO_ADDRESS);
     const gasLimit = opts.gasLimit ?? this.gasLimitFor(header, call);
     const baseFee = header.baseFeePerGas;
@@ -460,14 +480,72 @@ export class CallSimulator {
       autoCheck = false;
     }
     const checkBalance = opts.allowExceedingBalance ? false : (call.strict ?? autoCheck);
-
-    let account = await state.getAccount(from);
-    if (!account) account = new Account();
-    const nonce = call.nonce ?? account.nonce;
+    const accountNonce = account?.nonce ?? 0n;
+    const nonce = call.nonce ?? accountNonce;
     // Besu validates the transaction (init code size, intrinsic gas) before the sender (balance,
     // then nonce): a stale nonce is reported only when nothing else is wrong, so such a call takes
     // the library path, where the checks run in that order.
-    const nonceTooLow = call.nonce !== undefined && call.nonce < account.nonce;
+    const nonceTooLow = call.nonce !== undefined && call.nonce < accountNonce;
+    return {
+      from,
+      gasLimit,
+      baseFee,
+      london,
+      feesGiven,
+      checkBalance,
+      balance: account?.balance ?? 0n,
+      nonce,
+      nonceTooLow,
+    };
+  }
+
+  /**
+   * The call on the interpreter, synchronously, when nothing asks for the asynchronous path: no
+   * overrides, no tracer, an idle context already pooled at the block, a message call the interpreter
+   * runs. Undefined otherwise, and the caller then uses `simulate`, which answers the same. Validation
+   * failures throw as `simulate` throws them.
+   */
+  simulateFast(
+    header: BlockHeader,
+    call: CallRequest,
+    opts: SimulateOptions = {},
+  ): SimulationResult | undefined {
+    if (opts.overrides !== undefined || opts.tracer || this.fastDisabled) return undefined;
+    if (
+      call.to === undefined ||
+      call.blobVersionedHashes !== undefined ||
+      call.authorizationList !== undefined
+    )
+      return undefined;
+    const ctx = this.acquireIdle(this.poolKey(header));
+    if (ctx === undefined) return undefined;
+    try {
+      const from = call.from ?? ZERO_ADDRESS;
+      const p = this.callParams(ctx, header, call, opts, ctx.state.accountSync(bytesToHexKey(from)));
+      if (p.nonceTooLow) return undefined;
+      return this.tryFast(ctx, header, call, opts, p);
+    } finally {
+      ctx.state.reset();
+      this.release(ctx);
+    }
+  }
+
+  private async run(
+    ctx: SimContext,
+    header: BlockHeader,
+    call: CallRequest,
+    opts: SimulateOptions,
+  ): Promise<SimulationResult> {
+    const { vm, state, common } = ctx;
+    let account = await state.getAccount(new Address(call.from ?? ZERO_ADDRESS));
+    const { from, gasLimit, baseFee, london, feesGiven, checkBalance, nonce, nonceTooLow } = this.callParams(
+      ctx,
+      header,
+      call,
+      opts,
+      account,
+    );
+    if (!account) account = new Account();
 
     const fast =
       nonceTooLow || opts.tracer

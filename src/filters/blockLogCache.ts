@@ -11,7 +11,20 @@
 import type { BlockHeader } from '@ethereumjs/block';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { decodeReceipt, type LogTuple } from '../chain/receipts.js';
-import type { LogEntry } from './logs.js';
+
+/** A log with everything needed to present it; `logIndex` counts across the whole block. */
+export interface LogEntry {
+  address: Uint8Array;
+  topics: Uint8Array[];
+  data: Uint8Array;
+  blockNumber: bigint;
+  blockHash: Uint8Array;
+  blockTimestamp: bigint;
+  transactionHash: Uint8Array;
+  transactionIndex: number;
+  logIndex: number;
+  removed: boolean;
+}
 
 /** Logs held across all cached blocks (a block without logs counts as one). */
 export const DEFAULT_MAX_CACHED_LOGS = 32_768;

@@ -6,8 +6,7 @@ import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { StoredReceipt } from '../chain/receipts.js';
 import { keccak256 } from '../crypto/index.js';
-import type { BlockLogCache, BlockLogList } from './blockLogCache.js';
-import { byteKey } from './blockLogCache.js';
+import { type BlockLogCache, type BlockLogList, byteKey, type LogEntry } from './blockLogCache.js';
 
 export interface LogQuery {
   /** Matching addresses; empty matches any address. */
@@ -19,19 +18,7 @@ export interface LogQuery {
   topics: readonly (readonly Uint8Array[] | null)[];
 }
 
-/** A log with everything needed to present it; `logIndex` counts across the whole block. */
-export interface LogEntry {
-  address: Uint8Array;
-  topics: Uint8Array[];
-  data: Uint8Array;
-  blockNumber: bigint;
-  blockHash: Uint8Array;
-  blockTimestamp: bigint;
-  transactionHash: Uint8Array;
-  transactionIndex: number;
-  logIndex: number;
-  removed: boolean;
-}
+export type { LogEntry } from './blockLogCache.js';
 
 /** Three (byte index, mask) pairs per value, as set in a 2048-bit logs bloom. */
 type BloomBits = Uint16Array;

@@ -63,6 +63,8 @@ export interface BuiltBlock {
   blockValue: bigint;
   /** The pool entries of the included transactions (blob sidecars stay there). */
   included: PooledTx[];
+  /** The pool's next sequence number when the builder read it: later arrivals were not considered. */
+  poolSeq?: number;
 }
 
 /**
@@ -90,8 +92,12 @@ export class BuildAbortedError extends Error {
 
 const MIN_GAS_LIMIT = 5000n;
 const TX_GAS = 21000n;
-/** Transactions executed between two yields to the event loop while building. */
-const YIELD_EVERY = 128;
+/**
+ * Milliseconds of transaction execution between two yields to the event loop while building: requests
+ * (eth_sendRawTransaction above all) are answered in between, so building a block does not hold them
+ * up for longer than this.
+ */
+const YIELD_AFTER_MS = 8;
 
 /**
  * Besu's gas limit targeting: move towards the target by less than parent/1024 per block (the bound
@@ -164,7 +170,10 @@ export class BlockBuilder {
     const execHeader = engine.executionHeader ? engine.executionHeader(draft) : draft;
     const execBlock = new Block(execHeader, [], [], withdrawals);
 
+    // The pool applies every head event first: lanes start at the parent's account nonces.
+    if (!extras.transactions && this.pool) await this.pool.settled();
     const pending = extras.transactions ? [extras.transactions] : this.pool ? this.pool.pendingLanes() : [];
+    const poolSeq = this.pool?.nextSeq;
     const processor = this.importer.processor;
     const { result, stateWrites } = await this.importer.executeOnParent(parent, async (vm) => {
       vm.common.setHardforkBy({ blockNumber: number, timestamp });
@@ -224,6 +233,7 @@ export class BlockBuilder {
       requests: result.requests,
       blockValue: result.blockValue,
       included: result.included,
+      poolSeq,
     };
   }
 
@@ -261,6 +271,7 @@ export class BlockBuilder {
     let blobGasUsed = 0n;
 
     const selection = new TxSelection(pending, baseFee);
+    let lastYield = performance.now();
     for (let entry = selection.peek(); entry; entry = selection.peek()) {
       if (signal?.aborted) throw new BuildAbortedError();
       // Out of selection time: the block carries what is in, the rest waits in the pool.
@@ -344,7 +355,10 @@ export class BlockBuilder {
       txs.push(bare);
       receipts.push(encoded);
       senders.push(entry.sender);
-      if (txs.length % YIELD_EVERY === 0) await new Promise<void>((r) => setImmediate(r));
+      if (performance.now() - lastYield >= YIELD_AFTER_MS) {
+        await new Promise<void>((r) => setImmediate(r));
+        lastYield = performance.now();
+      }
     }
     return {
       txs,

@@ -42,9 +42,12 @@ export interface SealingEngine {
 
   /**
    * Milliseconds to wait before building on `parent`; 0 builds now, `undefined` means this node does
-   * not produce a block on that parent (the producer waits for the next head).
+   * not produce a block on that parent (the producer waits for the next head). `hasPending: false`
+   * asks when a block without transactions is due, which an engine may put later (Ethash: not ahead
+   * of the clock); the producer then builds it at once but has it sealed after that delay (`seal`'s
+   * `holdMs`), and starts over when a transaction arrives meanwhile.
    */
-  nextBlockDelay(parent: BlockHeader, nowMs: number): number | undefined;
+  nextBlockDelay(parent: BlockHeader, nowMs: number, hasPending?: boolean): number | undefined;
 
   /**
    * The header transactions run against. The EVM credits priority fees to `header.coinbase` under
@@ -56,9 +59,10 @@ export interface SealingEngine {
   /**
    * Seals a fully built block (all roots filled). Resolves with the sealed block, or `undefined` when
    * `signal` aborted first (a new head arrived, mining stopped). Must yield to the event loop while it
-   * works: the node keeps serving requests during sealing.
+   * works: the node keeps serving requests during sealing. `holdMs`: the engine's own search starts
+   * this much later (a proof-of-work engine offers the work to external sealers at once).
    */
-  seal(block: Block, signal: AbortSignal): Promise<Block | undefined>;
+  seal(block: Block, signal: AbortSignal, holdMs?: number): Promise<Block | undefined>;
 }
 
 /** The proof-of-work puzzle handed to external miners (eth_getWork). */

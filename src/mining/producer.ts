@@ -6,6 +6,7 @@
  */
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import type { BlockImporter } from '../execution/importer.js';
+import type { PooledTx, TxPool } from '../txpool/pool.js';
 import { type BlockBuilder, BuildAbortedError } from './builder.js';
 import type { SealingEngine } from './engine.js';
 
@@ -18,7 +19,23 @@ export interface ProducerOptions {
   /** True while the node synchronizes from peers; no blocks are produced then. */
   isSyncing?: () => boolean;
   now?: () => number;
+  /**
+   * The pool the builder takes transactions from. With it a block without transactions is built at
+   * once but sealed when the engine's empty-block delay has passed, and started over as soon as a
+   * transaction arrives.
+   */
+  pool?: Pick<TxPool, 'on' | 'off'>;
+  /**
+   * Proof of work: a seal search has no memory, so giving up the search for a block and starting on a
+   * fuller one costs only the rebuild. While a block is sealed, once at least as many transactions
+   * arrived as it carries (at least one), the attempt starts over with them, unless building it took
+   * more than half as long as a seal takes on average (then waiting for the seal costs less).
+   */
+  rebuildWhileSealing?: boolean;
 }
+
+/** Weight of the newest seal duration in the running average. */
+const SEAL_AVERAGE_WEIGHT = 0.25;
 
 /** How long to wait before retrying after a failed attempt or while syncing. */
 const RETRY_MS = 1000;
@@ -33,6 +50,28 @@ export class BlockProducer {
     this.attempt?.abort();
     this.wake?.();
   };
+  /** The pool sequence number after the last transaction it took in. */
+  private nextSeq = 0;
+  /**
+   * The block being sealed: its transaction count, build time, and the pool sequence number when the
+   * builder read the pool (entries from there on arrived too late for it).
+   */
+  private sealing: { txs: number; buildMs: number; fromSeq: number; attempt: AbortController } | undefined;
+  private readonly onAdded = (entry: PooledTx) => {
+    if (entry.seq >= this.nextSeq) this.nextSeq = entry.seq + 1;
+    this.checkRebuild();
+  };
+
+  /** Running average of how long sealing a block takes here (milliseconds; held seals not counted). */
+  private sealMs = 300;
+
+  private checkRebuild(): void {
+    const s = this.sealing;
+    if (s && this.opts.rebuildWhileSealing && this.nextSeq - s.fromSeq >= Math.max(1, s.txs)) {
+      if (s.txs === 0 || s.buildMs * 2 <= this.sealMs) s.attempt.abort();
+      this.sealing = undefined;
+    }
+  }
 
   constructor(
     private readonly chain: ChainStore,
@@ -53,6 +92,7 @@ export class BlockProducer {
     if (this.running) return;
     this.running = true;
     this.chain.on('newHead', this.onHead);
+    this.opts.pool?.on('added', this.onAdded);
     this.loop = this.run();
   }
 
@@ -60,6 +100,7 @@ export class BlockProducer {
     if (!this.running) return;
     this.running = false;
     this.chain.off('newHead', this.onHead);
+    this.opts.pool?.off('added', this.onAdded);
     this.attempt?.abort();
     this.wake?.();
     await this.loop;
@@ -98,17 +139,36 @@ export class BlockProducer {
       this.attempt = attempt;
       try {
         const timestamp = this.engine.childTimestamp(parent, this.now());
+        const t0 = performance.now();
         const built = await this.builder.build(parent, this.engine, timestamp, attempt.signal);
         if (attempt.signal.aborted || !this.running) continue;
-        const sealed = await this.engine.seal(built.block, attempt.signal);
+        const t1 = performance.now();
+        if (built.poolSeq !== undefined)
+          this.sealing = { txs: built.txCount, buildMs: t1 - t0, fromSeq: built.poolSeq, attempt };
+        this.checkRebuild();
+        if (attempt.signal.aborted) continue;
+        // An empty block waits for the engine's empty-block time (a transaction arriving restarts it).
+        const hold =
+          this.opts.pool && built.txCount === 0
+            ? (this.engine.nextBlockDelay(parent, this.now(), false) ?? 0)
+            : 0;
+        const sealed = await this.engine.seal(built.block, attempt.signal, hold).finally(() => {
+          this.sealing = undefined;
+        });
         if (!sealed || !this.running) continue;
+        const t2 = performance.now();
+        if (hold === 0) this.sealMs += (t2 - t1 - this.sealMs) * SEAL_AVERAGE_WEIGHT;
         await this.importer.commitBuilt(sealed, built.execution);
+        const t3 = performance.now();
         this.log.info(
           {
             number: sealed.header.number.toString(),
             hash: `0x${Buffer.from(sealed.hash()).toString('hex')}`,
             txs: built.txCount,
             gasUsed: sealed.header.gasUsed.toString(),
+            buildMs: Math.round(t1 - t0),
+            sealMs: Math.round(t2 - t1),
+            commitMs: Math.round(t3 - t2),
           },
           'Produced block',
         );

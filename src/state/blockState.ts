@@ -149,7 +149,7 @@ export class BlockState implements StateManagerInterface {
     const value =
       account === undefined || equalsBytes(account.storageRoot, KECCAK256_RLP)
         ? EMPTY
-        : this.snapshot.storageSync(account.storageRoot, slot);
+        : this.snapshot.storage(address ?? hexKeyToBytes(key), slot);
     if (slots === undefined) {
       slots = new Map();
       this.cStorage.set(key, slots);

@@ -177,9 +177,15 @@ export class FlatState {
     this.flatRoot = root.slice();
   }
 
-  /** The batch `apply` filled is committed. */
+  /** The batch `apply` filled is committed (or handed to `Database.commitAsync`, readable at once). */
   moved(root: Uint8Array): void {
     this.flatRoot = root.slice();
+  }
+
+  /** The root the tables hold, read again from the database (after a commit that failed). */
+  reload(): void {
+    const root = this.db.get('meta', FLAT_ROOT);
+    this.flatRoot = root === undefined ? undefined : root.slice();
   }
 
   /**

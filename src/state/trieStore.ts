@@ -6,17 +6,14 @@
 import type { BatchDBOp, DB } from '@ethereumjs/util';
 import type { Database, WriteBatch } from '../db/database.js';
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
 export function hexKeyToBytes(hex: string): Uint8Array {
   const b = Buffer.from(hex, 'hex');
   return new Uint8Array(b.buffer, b.byteOffset, b.length);
 }
 
+/** Unprefixed lowercase hex; the native encoder builds the flat string at once (~2× a table loop). */
 export function bytesToHexKey(b: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < b.length; i++) s += HEX[b[i]];
-  return s;
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 }
 
 export class TrieStore implements DB<string, Uint8Array> {

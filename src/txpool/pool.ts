@@ -10,15 +10,24 @@ import type { Block } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import {
+  Capability,
   createBlob4844TxFromSerializedNetworkWrapper,
   createTxFromRLP,
   type TypedTransaction,
 } from '@ethereumjs/tx';
-import { Address, bytesToBigInt, bytesToHex, SECP256K1_ORDER } from '@ethereumjs/util';
+import {
+  Address,
+  bigIntToUnpaddedBytes,
+  bytesToBigInt,
+  bytesToHex,
+  SECP256K1_ORDER,
+  SECP256K1_ORDER_DIV_2,
+} from '@ethereumjs/util';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { keccak256 } from '../crypto/index.js';
 import type { WorldState } from '../state/worldState.js';
 import { shareCommon } from '../util/sharedCommon.js';
+import { SenderRecovery } from './senderRecovery.js';
 
 export type TxRejection =
   | 'DECODE'
@@ -42,6 +51,8 @@ export type TxRejection =
   | 'TOTAL_BLOB_GAS_TOO_HIGH'
   | 'INVALID_BLOBS'
   | 'OVERSIZED';
+
+const EMPTY = new Uint8Array(0);
 
 function signatureInRange(v: bigint | undefined): boolean {
   return v !== undefined && v >= 1n && v < SECP256K1_ORDER;
@@ -89,6 +100,11 @@ export interface TxPoolOptions {
   noLocalPriority?: boolean;
   miningEnabled?: boolean;
   now?: () => number;
+  /**
+   * Recover senders of eth_sendRawTransaction on a worker thread, in batches (default true; the
+   * thread runs only where the compiled worker is present).
+   */
+  recoveryThread?: boolean;
 }
 
 /** Besu's limit for a non-blob transaction (128 KiB); blob transactions are bounded by their blob count. */
@@ -163,6 +179,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   private commonCache: { key: string; common: Common } | undefined;
   /** Sender nonces and balances at one state root: one trie read per sender per head, not per tx. */
   private readonly now: () => number;
+  private readonly recovery: SenderRecovery | undefined;
   /** Senders that submitted through JSON-RPC: their reorged transactions come back as local. */
   private readonly localSenders = new Set<string>();
   /** Head events are handled one after another, in the order the chain emitted them. */
@@ -180,11 +197,13 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     super();
     this.setMaxListeners(0);
     this.now = options.now ?? Date.now;
+    this.recovery = options.recoveryThread === false ? undefined : new SenderRecovery();
     chain.on('newHead', this.onHead);
   }
 
   close(): void {
     this.chain.off('newHead', this.onHead);
+    void this.recovery?.close();
   }
 
   /** Resolves once every head event emitted so far has been applied to the pool. */
@@ -194,6 +213,11 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
 
   get size(): number {
     return this.byHash.size;
+  }
+
+  /** The insertion sequence number the next transaction gets (`PooledTx.seq`). */
+  get nextSeq(): number {
+    return this.seq;
   }
 
   get(hash: Uint8Array | string): PooledTx | undefined {
@@ -300,7 +324,34 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     // serialises back to `raw`: its hash is that of the bytes received, without encoding it again.
     // (A blob transaction arrives in its network form, which is not what it hashes.)
     if (raw[0] !== 3) (tx as unknown as { cache: { hash?: Uint8Array } }).cache.hash ??= keccak256(raw);
+    if (this.recovery && raw[0] !== 3) await this.recoverOffThread(raw, tx, this.recovery);
     return this.add(tx, local, raw.length);
+  }
+
+  /**
+   * Recovers the sender's public key on the recovery thread and leaves it in the transaction's cache,
+   * where validation and execution read it. Only signatures the library would accept go there (the
+   * same high-s and v rules); anything else, or a failed recovery, is left to the library in place,
+   * which then gives its exact error.
+   */
+  private async recoverOffThread(
+    raw: Uint8Array,
+    tx: TypedTransaction,
+    recovery: SenderRecovery,
+  ): Promise<void> {
+    const { v, r, s } = tx;
+    if (v === undefined || r === undefined || s === undefined || !Object.isFrozen(tx)) return;
+    if (tx.common.gteHardfork('homestead') && s > SECP256K1_ORDER_DIV_2) return;
+    let id = v;
+    let chainId: Uint8Array = EMPTY;
+    if (v !== 0n && v !== 1n) {
+      const eip155 = tx.supports(Capability.EIP155ReplayProtection);
+      if (eip155) chainId = bigIntToUnpaddedBytes(tx.common.chainId());
+      id = eip155 ? v - (2n * tx.common.chainId() + 35n) : v - 27n;
+    }
+    if (id !== 0n && id !== 1n) return;
+    const pub = await recovery.recover(raw, Number(id), chainId);
+    if (pub) (tx as unknown as { cache: { senderPubKey?: Uint8Array } }).cache.senderPubKey = pub;
   }
 
   async add(tx: TypedTransaction, local: boolean, size = tx.serialize().length): Promise<PooledTx> {
@@ -358,6 +409,8 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     }
     // account state
     const { nonce: accountNonce, balance } = await this.accountAt(header.stateRoot, sender);
+    // The same transaction may have come in (another connection) while this one was validated.
+    if (this.byHash.has(hashHex)) throw new TxPoolError('KNOWN');
     if (tx.nonce < accountNonce) throw new TxPoolError('NONCE_TOO_LOW');
     if (tx.nonce - accountNonce >= BigInt(this.options.maxFutureBySender))
       throw new TxPoolError('NONCE_TOO_FAR_IN_FUTURE');

@@ -1,4 +1,5 @@
 /** Alder's Ethash against @ethereumjs/ethash, on a small cache so the cross-check stays quick. */
+import { createBlockHeader } from '@ethereumjs/block';
 import { Ethash } from '@ethereumjs/ethash';
 import { MapDB } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import {
   makeCache,
   seedHash,
 } from '../../src/consensus/ethash/algorithm.js';
+import { EthashEngine } from '../../src/consensus/ethash/engine.js';
 import { nextGasLimit } from '../../src/mining/builder.js';
 import { effectiveTip } from '../../src/mining/selection.js';
 
@@ -51,6 +53,25 @@ describe('ethash', () => {
   it('boundary is 2^256 / difficulty', () => {
     expect(boundary(100n)).toBe((1n << 256n) / 100n);
     expect(bytesToBigIntBE(new Uint8Array([1, 0]))).toBe(256n);
+  });
+});
+
+describe('ethash block schedule', () => {
+  const engine = new EthashEngine({ calcDifficulty: () => 100n }, undefined as never, {
+    coinbase: undefined,
+    extraData: new Uint8Array(),
+  });
+  const parent = createBlockHeader({ number: 5n, timestamp: 1000n }, { skipConsensusFormatValidation: true });
+
+  it('runs up to 10 s ahead of the clock only with transactions to include', () => {
+    // The clock at 995.5 s: a child (timestamp 1001) would be 5.5 s ahead.
+    expect(engine.nextBlockDelay(parent, 995_500, true)).toBe(0);
+    expect(engine.nextBlockDelay(parent, 995_500, false)).toBe(5500);
+    // 10 s is the limit with transactions too.
+    expect(engine.nextBlockDelay(parent, 989_000, true)).toBe(2000);
+    // Once the clock reaches the child's timestamp an empty block is due as well.
+    expect(engine.nextBlockDelay(parent, 1_001_000, false)).toBe(0);
+    expect(engine.childTimestamp(parent, 995_500)).toBe(1001n);
   });
 });
 

@@ -217,7 +217,10 @@ describe('transaction pool', () => {
 
   it('accepts, knows, replaces with the price bump, and shows the pending nonce and transaction', async () => {
     const tx = eip1559();
-    expect(await send(tx)).toEqual({ result: bytesToHex(tx.hash()) });
+    // Sent twice at once: one is taken, the other is known (not a replacement of itself).
+    const both = await Promise.all([send(tx), send(tx)]);
+    expect(both).toContainEqual({ result: bytesToHex(tx.hash()) });
+    expect(both).toContainEqual(err(-32000, 'Known transaction'));
     expect(await send(tx)).toEqual(err(-32000, 'Known transaction'));
     expect(await send(eip1559({ maxFeePerGas: 10n * GWEI + 1n, maxPriorityFeePerGas: GWEI + 1n }))).toEqual(
       err(-32000, 'Replacement transaction underpriced'),

@@ -7,7 +7,7 @@ import { Block, type BlockHeader, createBlockHeaderFromBytesArray } from '@ether
 import { type Address, bigIntToBytes, setLengthLeft } from '@ethereumjs/util';
 import type { EngineHeaderFields, ProofOfWorkPuzzle, ProofOfWorkSealer } from '../../mining/engine.js';
 import { boundary, bytesToBigIntBE, epochOf, sealHash } from './algorithm.js';
-import type { EthashCaches } from './caches.js';
+import type { EpochCache, EthashCaches } from './caches.js';
 import { WorkerSearch } from './searcher.js';
 
 /** Besu's proof-of-work scheduler lets block timestamps run this far ahead of the clock. */
@@ -21,7 +21,9 @@ interface OpenWork extends EthashWork {
   block: Block;
   difficultyTarget: bigint;
   run: (headerHash: Uint8Array, nonce: Uint8Array) => { mixDigest: Uint8Array; result: Uint8Array };
-  finish: (sealed: Block) => void;
+  finish: (sealed: Block | undefined) => void;
+  /** Stops the search thread's job for this work (an aborted attempt). */
+  cancelSearch?: () => void;
 }
 
 export interface EthashEngineOptions {
@@ -57,9 +59,16 @@ export class EthashEngine implements ProofOfWorkSealer {
     return now > parent.timestamp ? now : parent.timestamp + 1n;
   }
 
-  nextBlockDelay(parent: BlockHeader, nowMs: number): number {
-    const wait = Number(parent.timestamp + 1n) * 1000 - CLOCK_DRIFT_MS - nowMs;
-    return wait > 0 ? wait : 0;
+  /**
+   * Besu's scheduler lets a block's timestamp run up to CLOCK_DRIFT_MS ahead of the clock. That lead is
+   * spent on blocks that carry transactions only: a block with nothing to include is sealed once its
+   * timestamp is not ahead of the clock (one empty block per second), so the lead is there when
+   * transactions arrive and blocks can follow each other as fast as they are built and sealed instead
+   * of one per second.
+   */
+  nextBlockDelay(parent: BlockHeader, nowMs: number, hasPending = true): number {
+    const wait = Number(parent.timestamp + 1n) * 1000 - (hasPending ? CLOCK_DRIFT_MS : 0) - nowMs;
+    return Math.max(wait, 0);
   }
 
   childHeaderFields(parent: BlockHeader, timestamp: bigint): EngineHeaderFields {
@@ -118,21 +127,27 @@ export class EthashEngine implements ProofOfWorkSealer {
     await searcher?.close();
   }
 
-  async seal(block: Block, signal: AbortSignal): Promise<Block | undefined> {
+  /** `holdMs`: the local search starts that much later; eth_getWork hands out the work at once. */
+  async seal(block: Block, signal: AbortSignal, holdMs = 0): Promise<Block | undefined> {
     const epoch = await this.caches.get(epochOf(block.header.number));
     if (signal.aborted) return undefined;
     const headerHash = sealHash(block.header.raw());
     const target = boundary(block.header.difficulty);
     return new Promise<Block | undefined>((resolve) => {
       let done = false;
+      let hold: NodeJS.Timeout | undefined;
       const finish = (sealed: Block | undefined) => {
         if (done) return;
         done = true;
+        clearTimeout(hold);
         if (this.work === work) this.work = undefined;
         signal.removeEventListener('abort', onAbort);
         resolve(sealed);
       };
-      const onAbort = () => finish(undefined);
+      const onAbort = () => {
+        work.cancelSearch?.();
+        finish(undefined);
+      };
       const work: OpenWork = {
         headerHash,
         seed: epoch.seed,
@@ -146,47 +161,57 @@ export class EthashEngine implements ProofOfWorkSealer {
       this.work = work;
       signal.addEventListener('abort', onAbort);
       if (this.opts.localSearch === false) return;
-      // Start from a random nonce so restarts and concurrent miners do not repeat each other's search.
-      let nonce = BigInt(Math.floor(Math.random() * 2 ** 48)) << 16n;
-      const search = () => {
-        if (done) return;
-        for (let i = 0; i < SLICE; i++) {
-          const nonceBytes = setLengthLeft(bigIntToBytes(nonce), 8);
-          const { mixDigest, result } = epoch.hashimoto.run(headerHash, nonceBytes);
-          this.hashes++;
-          nonce = (nonce + 1n) & 0xffffffffffffffffn;
-          if (bytesToBigIntBE(result) <= target) {
-            finish(withSeal(block, nonceBytes, mixDigest));
-            return;
-          }
-        }
-        setImmediate(search);
+      const start = () => {
+        if (!done) this.searchLocally(work, epoch, () => done);
       };
-      const searcher = this.workerSearch();
-      if (searcher) {
-        const job = searcher.search(epoch, headerHash, target, nonce);
-        signal.addEventListener('abort', () => job.cancel());
-        job.result.then((found) => {
-          if (done || found === undefined) return;
-          if (found === 'failed') {
-            setImmediate(search);
-            return;
-          }
-          // Checked here too: a block is only ever sealed with a nonce this thread has verified.
-          const { mixDigest, result } = epoch.hashimoto.run(headerHash, found.nonce);
-          if (bytesToBigIntBE(result) <= target && Buffer.compare(mixDigest, found.mixDigest) === 0)
-            finish(withSeal(block, found.nonce, mixDigest));
-          else setImmediate(search);
-        });
-        const finishWork = work.finish;
-        work.finish = (sealed) => {
-          job.cancel();
-          finishWork(sealed);
-        };
-        return;
+      if (holdMs > 0) hold = setTimeout(start, holdMs);
+      else start();
+    });
+  }
+
+  /** The local nonce search for `work`: on the search thread, or in slices here without one. */
+  private searchLocally(work: OpenWork, epoch: EpochCache, isDone: () => boolean): void {
+    const { headerHash, target, block } = work;
+    // Start from a random nonce so restarts and concurrent miners do not repeat each other's search.
+    let nonce = BigInt(Math.floor(Math.random() * 2 ** 48)) << 16n;
+    const search = () => {
+      if (isDone()) return;
+      for (let i = 0; i < SLICE; i++) {
+        const nonceBytes = setLengthLeft(bigIntToBytes(nonce), 8);
+        const { mixDigest, result } = epoch.hashimoto.run(headerHash, nonceBytes);
+        this.hashes++;
+        nonce = (nonce + 1n) & 0xffffffffffffffffn;
+        if (bytesToBigIntBE(result) <= target) {
+          work.finish(withSeal(block, nonceBytes, mixDigest));
+          return;
+        }
       }
       setImmediate(search);
+    };
+    const searcher = this.workerSearch();
+    if (!searcher) {
+      setImmediate(search);
+      return;
+    }
+    const job = searcher.search(epoch, headerHash, target, nonce);
+    job.result.then((found) => {
+      if (isDone() || found === undefined) return;
+      if (found === 'failed') {
+        setImmediate(search);
+        return;
+      }
+      // Checked here too: a block is only ever sealed with a nonce this thread has verified.
+      const { mixDigest, result } = epoch.hashimoto.run(headerHash, found.nonce);
+      if (bytesToBigIntBE(result) <= target && Buffer.compare(mixDigest, found.mixDigest) === 0)
+        work.finish(withSeal(block, found.nonce, mixDigest));
+      else setImmediate(search);
     });
+    const finishWork = work.finish;
+    work.finish = (sealed) => {
+      job.cancel();
+      finishWork(sealed);
+    };
+    work.cancelSearch = () => job.cancel();
   }
 }
 

@@ -101,6 +101,8 @@ export class EthashConsensus implements ConsensusEngine {
     });
     const producer = new BlockProducer(ctx.chain, ctx.importer, builder, sealer, logger('miner'), {
       isSyncing: ctx.isSyncing,
+      pool: ctx.pool,
+      rebuildWhileSealing: true,
     });
     const miner = new MiningService(producer, sealer, settings, ctx.pool);
     return {

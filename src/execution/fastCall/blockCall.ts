@@ -23,6 +23,7 @@ import {
   bytesToBigInt,
   setLengthLeft,
 } from '@ethereumjs/util';
+import { logger } from '../../log.js';
 import { bytesToHexKey, hexKeyToBytes } from '../../state/trieStore.js';
 import { Fallback } from './fallback.js';
 import { type CallEnv, create, createAddress, executeTop, type FrameResult, Outcome } from './interpreter.js';
@@ -62,6 +63,8 @@ export interface FastExecutionStats {
   fallback: number;
   reasons: Map<string, number>;
 }
+
+const log = logger('execution');
 
 /** EVM events a tracer listens to: with any listener the library's EVM runs, step by step. */
 const TRACED_EVENTS = ['step', 'beforeMessage', 'afterMessage', 'newContract'];
@@ -109,22 +112,32 @@ export function installFastExecution(evm: EVM, opts: FastExecutionOptions): Fast
       return library(callOpts);
     const gasLimit = callOpts.gasLimit ?? 0n;
     if (gasLimit > MAX_GAS) return fallback('gas limit', callOpts);
-    let result: EVMResult;
+    let ran: Ran;
     try {
-      result = await runMessage(evm, rules, opts, callOpts, to, caller, gasLimit);
+      ran = runMessage(evm, rules, opts, callOpts, to, caller, gasLimit);
     } catch (err) {
       if (err instanceof Fallback) return fallback(err.message, callOpts);
       // A call nested deeper than the JavaScript stack allows.
       if (err instanceof RangeError) return fallback('stack depth', callOpts);
-      throw err;
+      // Nothing was written yet: the library's EVM answers, and the surprise is logged.
+      log.error({ err }, 'The call interpreter failed on a transaction message; it runs on the EVM library');
+      return fallback('interpreter error', callOpts);
     }
     stats.fast++;
-    return result;
+    await commit(ran.world, evm.journal as unknown as EvmJournal, opts.state);
+    return ran.result;
   };
   return stats;
 }
 
-async function runMessage(
+/** A message the interpreter ran: its result, and its effects still only in its world. */
+interface Ran {
+  world: CallWorld;
+  result: EVMResult;
+}
+
+/** Runs the message on a world over the block's state; writes nothing outside that world. */
+function runMessage(
   evm: EVM,
   rules: ForkRules,
   opts: FastExecutionOptions,
@@ -132,7 +145,7 @@ async function runMessage(
   to: Address | undefined,
   caller: Address,
   gasLimit: bigint,
-): Promise<EVMResult> {
+): Ran {
   const journal = evm.journal as unknown as EvmJournal;
   const state = opts.state;
   const header = (callOpts.block as NonNullable<EVMRunCallOpts['block']>).header;
@@ -197,7 +210,6 @@ async function runMessage(
     frame = message(env, from, bytesToHexKey(to.bytes), value, data, gas, callOpts.isStatic === true);
   }
   const success = frame.outcome === Outcome.Success;
-  await commit(world, journal, state);
   const logs: Log[] = success
     ? (world.logs ?? []).map(([key, topics, data]) => [
         hexKeyToBytes(key),
@@ -206,7 +218,7 @@ async function runMessage(
       ])
     : [];
   const prefixed = (key: string): `0x${string}` => `0x${key}`;
-  return {
+  const result: EVMResult = {
     createdAddress: created === undefined ? undefined : new Address(hexKeyToBytes(created)),
     execResult: {
       returnValue: frame.output,
@@ -221,6 +233,7 @@ async function runMessage(
       gas: BigInt(frame.gasLeft),
     },
   };
+  return { world, result };
 }
 
 /** The transaction's message call to `toKey`: the value moves (the recipient is touched even without value), then its code runs. */
@@ -304,5 +317,8 @@ function evmError(frame: FrameResult): EVMError {
   if (reason === 'Stack overflow') return new EVMError(m.STACK_OVERFLOW);
   if (reason === 'static state change') return new EVMError(m.STATIC_STATE_CHANGE);
   if (reason.startsWith('Invalid opcode')) return new EVMError(m.INVALID_OPCODE);
+  if (reason === 'Collision') return new EVMError(m.CREATE_COLLISION);
+  // A failed precompile reports in the library's own words.
+  if ((Object.values(m) as string[]).includes(reason)) return new EVMError(reason as EVMError['error']);
   return new EVMError(m.OUT_OF_GAS);
 }

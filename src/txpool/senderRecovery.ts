@@ -1,0 +1,142 @@
+/**
+ * Batched sender recovery off the main thread. `recover` queues one decoded transaction's bytes; the
+ * transactions queued while the previous batch is on the recovery thread (recoveryWorker.ts) go there
+ * together as one message, so under load batches grow instead of messages (each costs a thread
+ * wake-up both ways) multiplying. Where handing a batch over costs the main thread more than
+ * recovering it (all cores busy), batches are recovered in place; both costs are measured as it runs.
+ * Each caller gets the sender's public key back, or `undefined` when it could not be recovered (the
+ * caller then recovers in place with the library, which also gives the exact error).
+ * Where the compiled worker is absent (sources run directly) the same batches run in place. The thread
+ * starts on first use and does not keep the process alive.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import {
+  entrySize,
+  packEntry,
+  RECOVERY_OUTPUT,
+  RECOVERY_THREAD,
+  type RecoveryReport,
+  type RecoveryRequest,
+  recoverBatch,
+} from './recoveryWorker.js';
+
+/** Transactions per message at most (a full batch goes out at once, beside the one in flight). */
+const MAX_BATCH = 512;
+/** How long the first transaction of a batch waits for others when no batch is on the thread. */
+const GATHER_MS = 1;
+/** Every this many batches one goes the other way (thread or in place), to keep both costs current. */
+const PROBE_EVERY = 16;
+/** Weight of the newest measurement in the running per-transaction costs. */
+const COST_WEIGHT = 0.2;
+
+type Resolve = (pub: Uint8Array | undefined) => void;
+
+interface Batch {
+  input: Uint8Array;
+  size: number;
+  resolves: Resolve[];
+}
+
+export class SenderRecovery {
+  private worker: Worker | null | undefined;
+  private queue: Batch | undefined;
+  private readonly inFlight = new Map<number, Resolve[]>();
+  private nextId = 1;
+  /**
+   * Milliseconds per transaction the main thread spends handing a batch to the thread, and recovering
+   * in place. A message wakes the other thread; on a machine whose cores are all busy that wake-up
+   * can cost more than the recovery itself, and then batches are recovered in place.
+   */
+  private handOffMs = 0;
+  private inPlaceMs = 0;
+  private batches = 0;
+
+  /**
+   * The 64-byte public key that signed the transaction encoded as `raw` (canonical, as the library
+   * decoded it; not a blob transaction's network form) with recovery id `recovery`; `chainId` is the
+   * chain id an EIP-155 legacy signature covers (big-endian, minimal), empty otherwise.
+   */
+  recover(raw: Uint8Array, recovery: number, chainId: Uint8Array): Promise<Uint8Array | undefined> {
+    let q = this.queue;
+    if (!q) {
+      q = { input: new Uint8Array(64 * 1024), size: 0, resolves: [] };
+      this.queue = q;
+      // Nothing on the thread: this batch goes after a short gathering pause (a message costs a
+      // thread wake-up each way, more than a recovery when the machine is busy).
+      if (this.inFlight.size === 0) setTimeout(() => this.flush(q as Batch), GATHER_MS);
+    }
+    const need = q.size + entrySize(raw.length, chainId.length);
+    if (need > q.input.length) {
+      const grown = new Uint8Array(Math.max(need, q.input.length * 2));
+      grown.set(q.input.subarray(0, q.size));
+      q.input = grown;
+    }
+    q.size = packEntry(q.input, q.size, raw, recovery, chainId);
+    const done = new Promise<Uint8Array | undefined>((resolve) => q.resolves.push(resolve));
+    if (q.resolves.length >= MAX_BATCH) this.flush(q);
+    return done;
+  }
+
+  private flush(q: Batch): void {
+    if (this.queue !== q) return;
+    this.queue = undefined;
+    const input = q.input.slice(0, q.size);
+    const n = q.resolves.length;
+    const worker = this.thread();
+    const probe = ++this.batches % PROBE_EVERY === 0;
+    if (!worker || this.inPlaceMs < this.handOffMs !== probe) {
+      const t = performance.now();
+      deliver(q.resolves, recoverBatch(input));
+      this.inPlaceMs += ((performance.now() - t) / n - this.inPlaceMs) * COST_WEIGHT;
+      return;
+    }
+    const id = this.nextId++;
+    this.inFlight.set(id, q.resolves);
+    const t = performance.now();
+    worker.postMessage({ id, input } satisfies RecoveryRequest, [input.buffer]);
+    this.handOffMs += ((performance.now() - t) / n - this.handOffMs) * COST_WEIGHT;
+  }
+
+  private thread(): Worker | undefined {
+    if (this.worker === undefined) {
+      const url = new URL('./recoveryWorker.js', import.meta.url);
+      if (!existsSync(fileURLToPath(url))) {
+        this.worker = null;
+        return undefined;
+      }
+      const worker = new Worker(url, { workerData: RECOVERY_THREAD });
+      worker.unref();
+      worker.on('message', (msg: RecoveryReport) => {
+        const resolves = this.inFlight.get(msg.id);
+        this.inFlight.delete(msg.id);
+        if (this.queue) this.flush(this.queue);
+        if (resolves) deliver(resolves, msg.output);
+      });
+      const fail = () => {
+        if (this.worker === worker) this.worker = null;
+        for (const resolves of this.inFlight.values()) for (const resolve of resolves) resolve(undefined);
+        this.inFlight.clear();
+        if (this.queue) this.flush(this.queue);
+      };
+      worker.on('error', fail);
+      worker.on('exit', fail);
+      this.worker = worker;
+    }
+    return this.worker ?? undefined;
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    if (worker) await worker.terminate();
+  }
+}
+
+function deliver(resolves: Resolve[], output: Uint8Array): void {
+  for (let i = 0; i < resolves.length; i++) {
+    const at = i * RECOVERY_OUTPUT;
+    (resolves[i] as Resolve)(output[at] === 1 ? output.slice(at + 1, at + RECOVERY_OUTPUT) : undefined);
+  }
+}
