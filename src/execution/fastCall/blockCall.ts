@@ -7,11 +7,14 @@
  * the block's state (through the EVM's journal, so `runTx` sees the touched accounts) only once the
  * message has completed. Receipts, logs and gas therefore come out of the library's own accounting.
  *
- * The rule: forks from Berlin on that `forkRules` accepts, message calls (a `to`), no tracer listening
- * to the EVM, not Clique's signer-as-coinbase execution. Anything the interpreter leaves (contract
- * creation, SELFDESTRUCT, an asynchronous precompile, delegated code, a call deeper than the
- * JavaScript stack) throws `Fallback` before anything was written, and the message runs on the
- * library's EVM from its start, as if the interpreter had never been asked.
+ * The rule: every transaction message — calls and contract creations, with inner CREATE/CREATE2
+ * (EIP-3860 init code limits, code size and EIP-3541 deposit rules) and SELFDESTRUCT (EIP-6780 from
+ * Cancun) — of the forks from Berlin on that `forkRules` accepts (not the Amsterdam proposals), while
+ * no tracer is attached and not under Clique's signer-as-coinbase execution. Anything the interpreter
+ * leaves (an asynchronous precompile, EIP-7702 delegated code, a gas limit beyond 2^40, a call deeper
+ * than the JavaScript stack, an unknown ancestor for BLOCKHASH) throws `Fallback` before anything was
+ * written, and the message runs on the library's EVM from its start, as if the interpreter had never
+ * been asked.
  */
 import { type Common, ConsensusAlgorithm } from '@ethereumjs/common';
 import { type EVM, EVMError, type EVMResult, type EVMRunCallOpts, type Log } from '@ethereumjs/evm';

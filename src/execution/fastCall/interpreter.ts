@@ -1,9 +1,11 @@
 /**
- * A synchronous EVM interpreter for simulated calls (eth_call, eth_estimateGas), for chains at Berlin
- * or later. It runs message calls — every opcode of those forks except contract creation and
- * SELFDESTRUCT — with the protocol's gas rules (EIP-2929 warm/cold access, EIP-2200/3529 SSTORE,
- * EIP-150 call gas, memory expansion) over a `CallWorld`. Anything it leaves to the EVM library
- * throws `Fallback` and the simulator re-runs the call there, so answers are always complete.
+ * A synchronous EVM interpreter for chains at Berlin or later: simulated calls (eth_call,
+ * eth_estimateGas) and the transaction messages of block import and block building
+ * (`blockCall.ts`). It runs every opcode of those forks with the protocol's gas rules (EIP-2929
+ * warm/cold access, EIP-2200/3529 SSTORE, EIP-150 call gas, memory expansion) over a `CallWorld`;
+ * contract creation and SELFDESTRUCT only where the environment carries their rules (`lifecycle`,
+ * block execution). Anything it leaves to the EVM library throws `Fallback` and the caller re-runs
+ * the call or message there, so answers are always complete.
  *
  * Why it exists: the library's EVM is asynchronous throughout and allocates per step and per frame;
  * a view call spent most of its time in that machinery rather than in its few opcodes. Here a stack

@@ -35,11 +35,14 @@ export interface ForkRules {
 
 /**
  * Forks the interpreter implements: Berlin (EIP-2929 gas) onwards, without the experimental
- * proposals the library also carries (EOF, Verkle/binary trees, Amsterdam gas changes).
+ * proposals the library also carries (EOF, Verkle/binary trees, the Amsterdam EIPs).
  */
 export function forkRules(common: Common): ForkRules | undefined {
   if (!common.isActivatedEIP(2929)) return undefined;
-  for (const eip of [3540, 6800, 7864, 2780, 8037, 7928, 7778, 7708, 7709]) {
+  for (const eip of [
+    3540, 6800, 7864, 2780, 8037, 7928, 7778, 7708, 7709, 7843, 7954, 7976, 7981, 7997, 8024, 8038, 8246,
+    8282,
+  ]) {
     if (common.isActivatedEIP(eip)) return undefined;
   }
   const valid = new Uint8Array(256);
