@@ -15,22 +15,25 @@
  * (number → hash) and every receipt it was given. After each restart: every recorded head is still
  * canonical with the same hash, every recorded receipt comes back unchanged, the balances of sender and
  * recipient agree with the receipts (value and fees of every mined transfer), and the node answered
- * (restart time = spawn to first answer).
+ * (restart time = spawn to first answer). Every other kill lands the moment a transfer's receipt is
+ * first returned (its block just sealed and imported).
  *
  * import: `blocks import` of the rpc-compat chain is killed part-way; the restarted node must hold every
  * block the import had logged as imported, and a final import reaches the chain's head hash.
  *
  * sync: a source node holds a generated post-merge chain (`--sync-blocks` blocks of transfers, token
  * calls and storage writes, imported from RLP; Cancun from genesis, or `--sync-fork=shanghai`, whose
- * nodes start faster as they never load the KZG setup) and serves it over devp2p on 127.0.0.1; a victim with
- * the source as its only static node (discovery off) full-syncs from it and is killed mid-sync. After
- * each restart every head the victim had reported (eth_blockNumber, then that block's hash) is still
- * canonical with that hash and every receipt it had returned comes back unchanged; once it reaches the
- * source's head, its head hash and state root must equal the source's. A round ends there and the next
- * one starts with an empty data directory, until `--kills` kills have landed mid-sync.
+ * nodes start faster as they never load the KZG setup) and serves it over devp2p on 127.0.0.1; a
+ * victim with the source as its only static node (discovery off) full-syncs from it and is killed
+ * mid-sync. After each restart every head the victim had reported (eth_blockNumber, then that block's
+ * hash) is still canonical with that hash and every receipt it had returned comes back unchanged (one
+ * of the head's block, and one of the block above it when the node answers it while that block's
+ * import is on its way); once it reaches the source's head, its head hash and state root must equal
+ * the source's. A round ends there and the next one starts with an empty data directory, until
+ * `--kills` kills have landed mid-sync.
  *
  * bft: a single validator (`--bft=qbft` by default, or `ibft2`) seals a block every second while
- * transfers flow: the same checks as mining.
+ * transfers flow: the same checks and kill moments as mining.
  *
  * bft-net: four validators of one network (real processes peered by static nodes) finalise a block
  * every second while transfers flow to them; one validator, picked at random, is killed at a random
@@ -41,11 +44,14 @@
  * engine: a post-merge (Cancun) node is driven over its engine API with JWT by the harness acting as
  * consensus client — forkchoiceUpdated with payload attributes, getPayload, newPayload,
  * forkchoiceUpdated to make it head — while transfers are sent in. Kills land at random moments: at a
- * random time while requests are in flight, or right after one of the four calls (most often between
- * newPayload and forkchoiceUpdated). After each restart every block the harness had made head with a
- * VALID forkchoiceUpdated is canonical with the same hash, receipts and balances agree, no block that
- * was only sent by newPayload (never in a forkchoiceUpdated) is canonical, the node's head is one the
- * harness made (or was making) head, and the harness builds on from there.
+ * random time while requests are in flight, or right after one of the four calls (every other kill
+ * between newPayload and forkchoiceUpdated). After each restart every block the harness had made head
+ * with a VALID forkchoiceUpdated is canonical with the same hash, receipts and balances agree, no
+ * block that was only sent by newPayload (never in a forkchoiceUpdated) is canonical, the node's head
+ * is one the harness made (or was making) head, `safe` and `finalized` are those of the last
+ * forkchoiceUpdated that took effect, and the harness builds on from there — after every other kill
+ * between newPayload and forkchoiceUpdated first making the block it had sent head (VALID if the node
+ * kept it, else SYNCING and newPayload again).
  *
  * Prints one line per kill and a summary per scenario (kills survived, blocks lost, receipts lost,
  * restart p50/max). `runFaults` is also called by the bounded test in test/reliability.
@@ -519,7 +525,8 @@ async function importKills({ kills, rand, log }) {
             try {
               const entry = JSON.parse(line);
               imported.set(Number(entry.number), entry.hash);
-              seenNow++;
+              // Blocks a restarted import finds already there do not count: the kill lands among new ones.
+              if (entry.result === 'imported') seenNow++;
             } catch {
               // not a log line
             }
