@@ -194,7 +194,8 @@ export function formatStoredBlock(
       list[i] = bytes(txHash);
       continue;
     }
-    const tx = formatEncodedTransaction(encoding, txHash, (senders?.[i] as Address).bytes, {
+    const sender = senders?.[i] as Address;
+    const tx = formatEncodedTransaction(encoding, txHash, sender.bytes, {
       ...base,
       index: i,
     });
