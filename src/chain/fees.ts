@@ -51,10 +51,14 @@ export interface MinerReward {
 export function effectiveGasPrice(tx: TypedTransaction, baseFee: bigint | undefined): bigint {
   if (tx.type < 2) return (tx as { gasPrice: bigint }).gasPrice;
   const t = tx as unknown as { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
-  if (baseFee === undefined) return t.maxFeePerGas;
-  const headroom = t.maxFeePerGas - baseFee;
-  if (headroom < t.maxPriorityFeePerGas) return t.maxFeePerGas;
-  return baseFee + t.maxPriorityFeePerGas;
+  return feeMarketPrice(t.maxFeePerGas, t.maxPriorityFeePerGas, baseFee);
+}
+
+/** The price per gas a fee-market transaction pays: its cap, or the base fee plus its tip when that is lower. */
+export function feeMarketPrice(maxFee: bigint, maxPriorityFee: bigint, baseFee: bigint | undefined): bigint {
+  if (baseFee === undefined) return maxFee;
+  if (maxFee - baseFee < maxPriorityFee) return maxFee;
+  return baseFee + maxPriorityFee;
 }
 
 function percentileOf(values: bigint[], percentile: number): bigint | undefined {

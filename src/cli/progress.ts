@@ -3,6 +3,8 @@
  * redrawn at most ten times a second with a bar (when the total is known), the count, the rate and the
  * time left. Elsewhere (a file, a pipe, a service manager's journal): one plain line every few seconds.
  */
+import { formatDuration } from '../util/duration.js';
+
 export interface ProgressOutput {
   write(text: string): unknown;
   isTTY?: boolean;
@@ -29,14 +31,7 @@ export interface Progress {
 
 const BAR_WIDTH = 30;
 
-export function formatDuration(seconds: number): string {
-  if (!Number.isFinite(seconds) || seconds < 0) return '?';
-  const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
-}
+export { formatDuration };
 
 export function formatRate(perSecond: number): string {
   if (!Number.isFinite(perSecond)) return '?';

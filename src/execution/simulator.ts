@@ -538,27 +538,11 @@ export class CallSimulator {
   ): Promise<SimulationResult> {
     const { vm, state, common } = ctx;
     let account = await state.getAccount(new Address(call.from ?? ZERO_ADDRESS));
-    const { from, gasLimit, baseFee, london, feesGiven, checkBalance, nonce, nonceTooLow } = this.callParams(
-      ctx,
-      header,
-      call,
-      opts,
-      account,
-    );
+    const params = this.callParams(ctx, header, call, opts, account);
+    const { from, gasLimit, baseFee, london, feesGiven, checkBalance, nonce, nonceTooLow } = params;
     if (!account) account = new Account();
 
-    const fast =
-      nonceTooLow || opts.tracer
-        ? undefined
-        : this.tryFast(ctx, header, call, opts, {
-            from,
-            gasLimit,
-            baseFee,
-            london,
-            feesGiven,
-            checkBalance,
-            balance: account.balance,
-          });
+    const fast = nonceTooLow || opts.tracer ? undefined : this.tryFast(ctx, header, call, opts, params);
     if (fast !== undefined) return fast;
     this.stats.library++;
 

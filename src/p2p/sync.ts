@@ -14,6 +14,7 @@ import { InvalidBlockError, UnknownParentError } from '../chain/errors.js';
 import { hashRawHeader } from '../chain/headerHash.js';
 import type { BlockImporter } from '../execution/importer.js';
 import { logger } from '../log.js';
+import { formatDuration } from '../util/duration.js';
 import { DisconnectReason } from './disconnect.js';
 import { bytes, type Rlp, uint } from './eth/messages.js';
 import type { EthPeer } from './eth/peer.js';
@@ -41,16 +42,6 @@ export interface SyncStatus {
 class BadPeerDataError extends Error {}
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
-
-/** `95s`, `4m05s`, `2h03m` (as the import and export progress lines). */
-export function formatEta(seconds: number): string {
-  if (!Number.isFinite(seconds) || seconds < 0) return '?';
-  const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
-}
 
 /**
  * The periodic progress line of a running sync: every 200 blocks or 10 s, the block reached, the
@@ -91,7 +82,7 @@ class ProgressReporter {
       target: target.toString(),
       blocksPerSecond: Number(rate.toFixed(1)),
       mgasPerSecond: Number(mgas.toFixed(3)),
-      eta: formatEta(left),
+      eta: formatDuration(left),
       peers: this.peers(),
     };
     log.info(

@@ -6,7 +6,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import type { Address } from '@ethereumjs/util';
-import { effectiveGasPrice } from '../../chain/fees.js';
+import { effectiveGasPrice, feeMarketPrice } from '../../chain/fees.js';
 import { bytes, quantity } from './hex.js';
 
 /** Where an included transaction sits; block values already hex-encoded, shared by every tx of a block. */
@@ -186,14 +186,7 @@ export function formatEncodedTransaction(
         blobHashes = f[10] as Field[];
       } else if (type === 4) authorizations = f[9] as Field[][];
       [v, r, s] = f.slice(f.length - 3) as [Field, Field, Field];
-      // The effective price, as `effectiveGasPrice` works it out.
-      const cap = toBigInt(maxFee);
-      const baseFee = location.baseFeePerGas;
-      if (baseFee === undefined) gasPrice = cap;
-      else {
-        const priority = toBigInt(tip);
-        gasPrice = cap - baseFee < priority ? cap : baseFee + priority;
-      }
+      gasPrice = feeMarketPrice(toBigInt(maxFee), toBigInt(tip), location.baseFeePerGas);
     }
   }
   out.blockHash = location.blockHash;
