@@ -23,7 +23,7 @@ import { createConsensusEngine } from './consensus/factory.js';
 import { DevConsensusDriver } from './consensus/merge/devDriver.js';
 import { EngineService } from './consensus/merge/engineService.js';
 import { MergeConsensus } from './consensus/merge/index.js';
-import { customCrypto, getKzg } from './crypto/index.js';
+import { customCrypto } from './crypto/index.js';
 import { loadOrCreateNodeKey } from './crypto/nodeKey.js';
 import { Database } from './db/database.js';
 import { BlockSimulator } from './execution/blockSimulator.js';
@@ -119,9 +119,6 @@ export async function openChain(
   opts: { skipPowValidation?: boolean } = {},
 ): Promise<ChainContext> {
   const common = createCommon(config.genesis, { customCrypto: customCrypto() });
-  // Chains that reach Cancun carry blobs: load the KZG trusted setup now (a few seconds) rather than
-  // in the middle of the first blob block. Other chains never load it.
-  if (config.genesis.config.forks.cancun !== undefined) getKzg();
   const db = Database.open(join(config.dataPath, 'database'));
   try {
     const world = new WorldState(new TrieStore(db), common);
