@@ -54,6 +54,7 @@ import { subscriptionMethods } from './rpc/subscriptions/methods.js';
 import { TrieStore } from './state/trieStore.js';
 import { type GenesisAccount, WorldState } from './state/worldState.js';
 import { TxPool } from './txpool/pool.js';
+import { releaseStartupMemory } from './util/startupMemory.js';
 import { VERSION } from './version.js';
 
 export interface RunningNode {
@@ -408,6 +409,8 @@ export async function startNode(config: Config, opts: StartOptions = {}): Promis
     services.plugins = plugins;
     closers.push(() => plugins.stop());
     const methods = metrics.instrument([...allMethods, ...pluginRpcMethods(plugins.methods())]);
+    // Everything is built: give back what start-up used before the first request can arrive.
+    await releaseStartupMemory();
     if (httpAuth !== undefined) {
       const auth = httpAuth;
       const dispatcher = createDispatcher({
