@@ -6,7 +6,11 @@
  *
  *   node bench/run.mjs [--blocks=1000] [--gas-limit=N] [--runs=3] [--seconds=4]
  *                      [--requests=20000] [--concurrency=64] [--no-peers] [--peers=ganache,hardhat,anvil] [--fresh] [--keep]
- *                      [--json=FILE] [--only=core|<suite>]
+ *                      [--json=FILE] [--only=core|<suite>] [--idle-only]
+ *
+ * `--only=core --idle-only` measures only idle memory (median of `--runs` starts): Alder on the
+ * imported generated chain, started as for the read workloads, and Alder's dev network, each after it
+ * answers and 2 s more; no reads, no peers.
  *
  * Every server binds 127.0.0.1 on a free port and runs as a child process; the load generator
  * (bench/load.mjs) is a separate process too. Everything started here is stopped by PID.
@@ -350,6 +354,70 @@ const startAnvil = () => startAnvilPeer({ keys: peerKeys(), chainId: CHAIN_ID })
 // ---------------------------------------------------------------------------------------------------
 // Main
 
+/** The RPC node on the generated chain, as the read workloads start it. */
+const rpcNodeArgs = (genesis, dataDir, port, enginePort) => [
+  ...alderArgs(genesis, dataDir),
+  `--engine-rpc-port=${enginePort}`,
+  '--rpc-http-enabled',
+  '--rpc-http-host=127.0.0.1',
+  `--rpc-http-port=${port}`,
+  '--rpc-http-api=ETH,NET,WEB3,DEBUG',
+];
+
+/** Memory of a node started with `args` once it answers and has been idle for 2 s. */
+async function idleMemory(args, port) {
+  const proc = start(process.execPath, args);
+  try {
+    await waitForRpc(`http://127.0.0.1:${port}`, proc);
+    await new Promise((r) => setTimeout(r, 2000));
+    return { ...memory(proc.pid), cpu: cpuSeconds(proc.pid) };
+  } finally {
+    await stop(proc);
+  }
+}
+
+/** `--idle-only`: idle RSS of Alder on the generated chain and on its dev network. */
+async function idleOnly(work, gen) {
+  const dataDir = join(work, 'alder-generated');
+  log('import: generated chain');
+  await run(process.execPath, [
+    ...alderArgs(gen.genesisPath, dataDir),
+    'blocks',
+    'import',
+    `--from=${gen.chainPath}`,
+    '--skip-pow-validation-enabled',
+  ]);
+  const rows = [];
+  for (const [name, args] of [
+    ['generated chain', async (port) => rpcNodeArgs(gen.genesisPath, dataDir, port, await freePort())],
+    [
+      'dev network',
+      async (port, i) => [
+        BIN,
+        '--network=dev',
+        `--data-path=${join(work, `dev-${i}`)}`,
+        '--p2p-enabled=false',
+        '--rpc-http-enabled',
+        '--rpc-http-host=127.0.0.1',
+        `--rpc-http-port=${port}`,
+      ],
+    ],
+  ]) {
+    const ms = [];
+    for (let i = 0; i < opt.runs; i++) {
+      const port = await freePort();
+      ms.push(await idleMemory(await args(port, i), port));
+    }
+    const m = (k) => fmt(median(ms.map((x) => x[k])), 1);
+    log(`  idle ${name}: RSS ${m('rss')} MiB (anonymous ${m('anon')}, mapped files ${m('file')})`);
+    rows.push([name, m('rss'), m('anon'), m('file'), m('cpu')]);
+  }
+  process.stdout.write(
+    `## Idle memory (MiB, median of ${opt.runs} starts, 2 s after the node answers)\n\n` +
+      `${table(['alder on', 'RSS', 'anonymous', 'mapped files', 'CPU s used by then'], rows)}\n`,
+  );
+}
+
 async function core() {
   if (!existsSync(join(ROOT, 'dist/cli/main.js')))
     throw new Error('dist/ is missing: run `npm run build` first (npm run bench does)');
@@ -370,6 +438,7 @@ async function core() {
     }
     const gen = await generatedChain();
     report.generated = gen;
+    if (opt['idle-only']) return await idleOnly(work, gen);
 
     // 2. Block import
     const imports = [];
@@ -402,14 +471,7 @@ async function core() {
       const port = await freePort();
       // The generated chain is post-merge: the engine port opens too, on a free port of its own.
       const enginePort = await freePort();
-      const proc = start(process.execPath, [
-        ...alderArgs(gen.genesisPath, alderData),
-        `--engine-rpc-port=${enginePort}`,
-        '--rpc-http-enabled',
-        '--rpc-http-host=127.0.0.1',
-        `--rpc-http-port=${port}`,
-        '--rpc-http-api=ETH,NET,WEB3,DEBUG',
-      ]);
+      const proc = start(process.execPath, rpcNodeArgs(gen.genesisPath, alderData, port, enginePort));
       const url = `http://127.0.0.1:${port}`;
       log('rpc: alder');
       await waitForRpc(url, proc);
