@@ -12,15 +12,17 @@
  * one way to reach V8's low-memory collection without starting Node with --expose-gc. Where the
  * inspector is missing (a Node built without it) nothing happens.
  */
-import { Session } from 'node:inspector';
+import type { Session } from 'node:inspector';
 
-export function releaseStartupMemory(): Promise<void> {
+export async function releaseStartupMemory(): Promise<void> {
   let session: Session;
   try {
+    // Loading node:inspector itself throws where Node was built without it.
+    const { Session } = await import('node:inspector');
     session = new Session();
     session.connect();
   } catch {
-    return Promise.resolve();
+    return;
   }
   return new Promise<void>((resolve) => {
     session.post('HeapProfiler.collectGarbage', () => {
