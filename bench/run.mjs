@@ -92,7 +92,7 @@ const alderArgs = (genesis, dataDir) => [
  * - in-process: from the node's own per-block debug log (`--logging=DEBUG`), the time between the
  *   first and the last imported block, over the gas of blocks 2..N (no start-up, no first block);
  * - CLI: wall time of `alder blocks import` less that of importing an empty file (process start-up,
- *   KZG set-up, genesis).
+ *   genesis; the KZG set-up loads only when a block needs it).
  * The data directory of the last full import is kept for the RPC benchmark when `keepDir` is given.
  */
 async function measureImport(name, genesis, chainFile, runs, work, keepDir) {
@@ -576,7 +576,7 @@ async function core() {
     say();
     say(
       "Mgas/s and blocks/s: in-process, from the node's per-block debug log (first to last imported block, gas of blocks 2..N). " +
-        "CLI Mgas/s: the command's wall time less an empty import's (start-up, KZG set-up, genesis).",
+        "CLI Mgas/s: the command's wall time less an empty import's (start-up, genesis).",
     );
     say(
       `No npm peer imports RLP blocks: Alder only. Generated head hash ${genImport.headOk ? 'matches' : 'DOES NOT MATCH'} the generator's.`,
