@@ -132,6 +132,23 @@ function senderOf(tx: TypedTransaction): Address {
   return new Address(keccak256(tx.getSenderPublicKey()).subarray(12));
 }
 
+/**
+ * Freezes a transaction the library decoded from `raw` unfrozen, after giving it two answers the
+ * library would recompute on every call: its encoding, which is `raw` itself (the decoder accepts
+ * canonical RLP only, with nothing after it), and its sender, hashed from the public key once with the
+ * native keccak (the library hashes it in JS on each call, and block execution asks for it). Frozen,
+ * the transaction keeps its hash and public key in its cache as the library does.
+ */
+function withKnownEncoding(tx: TypedTransaction, raw: Uint8Array): TypedTransaction {
+  let sender: Address | undefined;
+  Object.defineProperties(tx, {
+    serialize: { value: () => raw },
+    getSenderAddress: { value: () => (sender ??= senderOf(tx)) },
+  });
+  Object.freeze(tx);
+  return tx;
+}
+
 interface AccountView {
   nonce: bigint;
   balance: bigint;
@@ -305,7 +322,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       }
     }
     try {
-      return createTxFromRLP(raw, { common });
+      return withKnownEncoding(createTxFromRLP(raw, { common, freeze: false }), raw.slice());
     } catch (err) {
       if (raw.length > 0 && forOtherChain(raw, common.chainId())) throw new TxPoolError('WRONG_CHAIN_ID');
       if (priorityAboveMax(raw)) throw new TxPoolError('MAX_PRIORITY_FEE_EXCEEDS_MAX_FEE');
@@ -377,7 +394,8 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     }
     let sender: Address;
     try {
-      sender = senderOf(tx);
+      // A transaction `decode` made remembers its sender (block execution asks again).
+      sender = Object.hasOwn(tx, 'getSenderAddress') ? tx.getSenderAddress() : senderOf(tx);
     } catch (err) {
       throw new TxPoolError('INVALID_SIGNATURE', String((err as Error).message ?? err));
     }
