@@ -27,6 +27,7 @@ import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { keccak256 } from '../crypto/index.js';
 import type { WorldState } from '../state/worldState.js';
 import { shareCommon } from '../util/sharedCommon.js';
+import { EvictionQueue } from './evictionQueue.js';
 import { SenderRecovery } from './senderRecovery.js';
 
 export type TxRejection =
@@ -114,6 +115,8 @@ interface SenderTxs {
   byNonce: Map<bigint, PooledTx>;
   /** Account nonce when last read (refreshed on add and on every new head). */
   accountNonce: bigint;
+  /** The highest-nonce transaction (the sender's eviction candidate). */
+  last: PooledTx | undefined;
 }
 
 function maxFee(tx: TypedTransaction): bigint {
@@ -192,6 +195,7 @@ function priorityAboveMax(raw: Uint8Array): boolean {
 export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx] }> {
   private readonly byHash = new Map<string, PooledTx>();
   private readonly bySender = new Map<string, SenderTxs>();
+  private readonly eviction = new EvictionQueue();
   private seq = 0;
   private commonCache: { key: string; common: Common } | undefined;
   /** Sender nonces and balances at one state root: one trie read per sender per head, not per tx. */
@@ -440,7 +444,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     if (existing) this.removeEntry(existing, true);
     s = this.bySender.get(senderHex);
     if (!s) {
-      s = { byNonce: new Map(), accountNonce };
+      s = { byNonce: new Map(), accountNonce, last: undefined };
       this.bySender.set(senderHex, s);
     }
     s.accountNonce = accountNonce;
@@ -456,6 +460,10 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       seq: this.seq++,
     };
     s.byNonce.set(tx.nonce, entry);
+    if (!s.last || tx.nonce >= s.last.tx.nonce) {
+      s.last = entry;
+      this.eviction.offer(entry, maxFee(tx));
+    }
     this.byHash.set(hashHex, entry);
     if (local) this.localSenders.add(senderHex);
     this.emit('added', entry);
@@ -516,24 +524,18 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     return true;
   }
 
+  /** Whether `entry` is still in the pool as its sender's highest nonce. */
+  private readonly isLast = (entry: PooledTx): boolean =>
+    this.bySender.get(entry.senderHex)?.last === entry && this.byHash.get(entry.hashHex) === entry;
+
   /** Drops the cheapest last-nonce transactions until the pool fits --tx-pool-max-size. */
   private evictOverflow(): void {
     while (this.byHash.size > this.options.maxSize) {
-      let victim: PooledTx | undefined;
-      for (const s of this.bySender.values()) {
-        let last: PooledTx | undefined;
-        for (const t of s.byNonce.values()) if (!last || t.tx.nonce > last.tx.nonce) last = t;
-        if (!last) continue;
-        if (
-          !victim ||
-          maxFee(last.tx) < maxFee(victim.tx) ||
-          (maxFee(last.tx) === maxFee(victim.tx) && last.seq > victim.seq)
-        )
-          victim = last;
-      }
+      const victim = this.eviction.next(this.isLast);
       if (!victim) return;
       this.removeEntry(victim, true);
     }
+    this.eviction.compact(this.bySender.size, this.isLast);
   }
 
   private removeEntry(entry: PooledTx, dropped: boolean): void {
@@ -542,6 +544,13 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     if (s && s.byNonce.get(entry.tx.nonce) === entry) {
       s.byNonce.delete(entry.tx.nonce);
       if (s.byNonce.size === 0) this.bySender.delete(entry.senderHex);
+      else if (s.last === entry) {
+        // The sender's next-highest nonce becomes its eviction candidate.
+        let last: PooledTx | undefined;
+        for (const t of s.byNonce.values()) if (!last || t.tx.nonce > last.tx.nonce) last = t;
+        s.last = last;
+        if (last) this.eviction.offer(last, maxFee(last.tx));
+      }
     }
     if (dropped) this.emit('dropped', entry);
   }

@@ -1,0 +1,82 @@
+/**
+ * The pool's eviction order for --tx-pool-max-size: each sender's highest-nonce transaction (the only
+ * one that can leave without stranding a later nonce), cheapest fee cap first, the newest first among
+ * equals. A binary min-heap with lazy removal: the pool offers a sender's new last transaction whenever
+ * it changes, and entries that are no longer their sender's last are skipped when they surface, so an
+ * add or an eviction costs O(log n) instead of a scan of the whole pool.
+ */
+import type { PooledTx } from './pool.js';
+
+interface Candidate {
+  entry: PooledTx;
+  fee: bigint;
+}
+
+/** a leaves before b. */
+function before(a: Candidate, b: Candidate): boolean {
+  return a.fee !== b.fee ? a.fee < b.fee : a.entry.seq > b.entry.seq;
+}
+
+export class EvictionQueue {
+  private heap: Candidate[] = [];
+
+  get length(): number {
+    return this.heap.length;
+  }
+
+  /** `entry` became its sender's highest-nonce transaction; `fee` is its fee cap. */
+  offer(entry: PooledTx, fee: bigint): void {
+    const h = this.heap;
+    h.push({ entry, fee });
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!before(h[i] as Candidate, h[p] as Candidate)) break;
+      [h[i], h[p]] = [h[p] as Candidate, h[i] as Candidate];
+      i = p;
+    }
+  }
+
+  /**
+   * The next transaction to evict: the cheapest entry for which `isLast` holds (stale entries on the
+   * way are dropped). Undefined when none is left.
+   */
+  next(isLast: (entry: PooledTx) => boolean): PooledTx | undefined {
+    const h = this.heap;
+    while (h.length > 0) {
+      const top = h[0] as Candidate;
+      if (isLast(top.entry)) return top.entry;
+      this.pop();
+    }
+    return undefined;
+  }
+
+  /**
+   * Drops stale entries when they outnumber the live ones (`live` senders): the heap's size stays
+   * proportional to the pool's.
+   */
+  compact(live: number, isLast: (entry: PooledTx) => boolean): void {
+    if (this.heap.length <= 2 * live + 64) return;
+    const kept = this.heap.filter((c) => isLast(c.entry));
+    this.heap = [];
+    for (const c of kept) this.offer(c.entry, c.fee);
+  }
+
+  private pop(): void {
+    const h = this.heap;
+    const last = h.pop();
+    if (h.length === 0 || !last) return;
+    h[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let best = i;
+      if (l < h.length && before(h[l] as Candidate, h[best] as Candidate)) best = l;
+      if (r < h.length && before(h[r] as Candidate, h[best] as Candidate)) best = r;
+      if (best === i) return;
+      [h[i], h[best]] = [h[best] as Candidate, h[i] as Candidate];
+      i = best;
+    }
+  }
+}
