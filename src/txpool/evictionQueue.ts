@@ -52,14 +52,13 @@ export class EvictionQueue {
   }
 
   /**
-   * Drops stale entries when they outnumber the live ones (`live` senders): the heap's size stays
-   * proportional to the pool's.
+   * Drops stale entries once they far outnumber the live ones (`live` senders): the heap's size stays
+   * proportional to the pool's, at a cost spread over many adds.
    */
   compact(live: number, isLast: (entry: PooledTx) => boolean): void {
-    if (this.heap.length <= 2 * live + 64) return;
-    const kept = this.heap.filter((c) => isLast(c.entry));
-    this.heap = [];
-    for (const c of kept) this.offer(c.entry, c.fee);
+    if (this.heap.length <= 4 * live + 1024) return;
+    this.heap = this.heap.filter((c) => isLast(c.entry));
+    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
   }
 
   private pop(): void {
@@ -67,7 +66,12 @@ export class EvictionQueue {
     const last = h.pop();
     if (h.length === 0 || !last) return;
     h[0] = last;
-    let i = 0;
+    this.siftDown(0);
+  }
+
+  private siftDown(from: number): void {
+    const h = this.heap;
+    let i = from;
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
