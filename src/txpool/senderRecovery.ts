@@ -2,8 +2,11 @@
  * Batched sender recovery off the main thread. `recover` queues one decoded transaction's bytes; the
  * transactions queued while the previous batch is on the recovery thread (recoveryWorker.ts) go there
  * together as one message, so under load batches grow instead of messages (each costs a thread
- * wake-up both ways) multiplying. Where handing a batch over costs the main thread more than
- * recovering it (all cores busy), batches are recovered in place; both costs are measured as it runs.
+ * wake-up both ways) multiplying. Handing a batch over costs the main thread a few microseconds of
+ * CPU however large it is, against ~25 µs per transaction recovered in place; on a machine whose
+ * cores are all busy the hand-off's wall time includes the wake-up of the other thread (the scheduler
+ * may run it first), which is not CPU the main thread spends, so batches always go to the thread
+ * while it runs.
  * Each caller gets the sender's public key back, or `undefined` when it could not be recovered (the
  * caller then recovers in place with the library, which also gives the exact error).
  * Where the compiled worker is absent (sources run directly) the same batches run in place. The thread
@@ -26,10 +29,6 @@ import {
 const MAX_BATCH = 512;
 /** How long the first transaction of a batch waits for others when no batch is on the thread. */
 const GATHER_MS = 1;
-/** Every this many batches one goes the other way (thread or in place), to keep both costs current. */
-const PROBE_EVERY = 16;
-/** Weight of the newest measurement in the running per-transaction costs. */
-const COST_WEIGHT = 0.2;
 
 type Resolve = (pub: Uint8Array | undefined) => void;
 
@@ -44,14 +43,6 @@ export class SenderRecovery {
   private queue: Batch | undefined;
   private readonly inFlight = new Map<number, Resolve[]>();
   private nextId = 1;
-  /**
-   * Milliseconds per transaction the main thread spends handing a batch to the thread, and recovering
-   * in place. A message wakes the other thread; on a machine whose cores are all busy that wake-up
-   * can cost more than the recovery itself, and then batches are recovered in place.
-   */
-  private handOffMs = 0;
-  private inPlaceMs = 0;
-  private batches = 0;
 
   /**
    * The 64-byte public key that signed the transaction encoded as `raw` (canonical, as the library
@@ -83,20 +74,14 @@ export class SenderRecovery {
     if (this.queue !== q) return;
     this.queue = undefined;
     const input = q.input.slice(0, q.size);
-    const n = q.resolves.length;
     const worker = this.thread();
-    const probe = ++this.batches % PROBE_EVERY === 0;
-    if (!worker || this.inPlaceMs < this.handOffMs !== probe) {
-      const t = performance.now();
+    if (!worker) {
       deliver(q.resolves, recoverBatch(input));
-      this.inPlaceMs += ((performance.now() - t) / n - this.inPlaceMs) * COST_WEIGHT;
       return;
     }
     const id = this.nextId++;
     this.inFlight.set(id, q.resolves);
-    const t = performance.now();
     worker.postMessage({ id, input } satisfies RecoveryRequest, [input.buffer]);
-    this.handOffMs += ((performance.now() - t) / n - this.handOffMs) * COST_WEIGHT;
   }
 
   private thread(): Worker | undefined {
