@@ -28,7 +28,7 @@ import { keccak256 } from '../crypto/index.js';
 import type { WorldState } from '../state/worldState.js';
 import { shareCommon } from '../util/sharedCommon.js';
 import { EvictionQueue } from './evictionQueue.js';
-import { SenderRecovery } from './senderRecovery.js';
+import { type Recovered, SenderRecovery } from './senderRecovery.js';
 
 export type TxRejection =
   | 'DECODE'
@@ -135,18 +135,30 @@ function senderOf(tx: TypedTransaction): Address {
   return new Address(keccak256(tx.getSenderPublicKey()).subarray(12));
 }
 
+/** Senders of transactions `decode` made, once known (recovered on the thread or hashed here). */
+const knownSenders = new WeakMap<TypedTransaction, Address>();
+
 /**
  * Freezes a transaction the library decoded from `raw` unfrozen, after giving it two answers the
  * library would recompute on every call: its encoding, which is `raw` itself (the decoder accepts
- * canonical RLP only, with nothing after it), and its sender, hashed from the public key once with the
- * native keccak (the library hashes it in JS on each call, and block execution asks for it). Frozen,
+ * canonical RLP only, with nothing after it), and its sender, as the recovery thread worked it out or
+ * hashed from the public key once here with the native keccak (the library hashes it in JS on each
+ * call, and block execution asks for it). Frozen,
  * the transaction keeps its hash and public key in its cache as the library does.
  */
 function withKnownEncoding(tx: TypedTransaction, raw: Uint8Array): TypedTransaction {
-  let sender: Address | undefined;
   Object.defineProperties(tx, {
     serialize: { value: () => raw },
-    getSenderAddress: { value: () => (sender ??= senderOf(tx)) },
+    getSenderAddress: {
+      value: () => {
+        let sender = knownSenders.get(tx);
+        if (!sender) {
+          sender = senderOf(tx);
+          knownSenders.set(tx, sender);
+        }
+        return sender;
+      },
+    },
   });
   Object.freeze(tx);
   return tx;
@@ -344,8 +356,10 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     // The decoder accepts canonical RLP only, with nothing after it, so a decoded transaction
     // serialises back to `raw`: its hash is that of the bytes received, without encoding it again.
     // (A blob transaction arrives in its network form, which is not what it hashes.)
-    if (raw[0] !== 3) (tx as unknown as { cache: { hash?: Uint8Array } }).cache.hash ??= keccak256(raw);
-    if (this.recovery && raw[0] !== 3) await this.recoverOffThread(raw, tx, this.recovery);
+    if (raw[0] !== 3) {
+      const recovered = this.recovery ? await this.recoverOffThread(raw, tx, this.recovery) : undefined;
+      (tx as unknown as { cache: { hash?: Uint8Array } }).cache.hash ??= recovered?.hash ?? keccak256(raw);
+    }
     return this.add(tx, local, raw.length);
   }
 
@@ -359,10 +373,10 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     raw: Uint8Array,
     tx: TypedTransaction,
     recovery: SenderRecovery,
-  ): Promise<void> {
+  ): Promise<Recovered | undefined> {
     const { v, r, s } = tx;
-    if (v === undefined || r === undefined || s === undefined || !Object.isFrozen(tx)) return;
-    if (tx.common.gteHardfork('homestead') && s > SECP256K1_ORDER_DIV_2) return;
+    if (v === undefined || r === undefined || s === undefined || !Object.isFrozen(tx)) return undefined;
+    if (tx.common.gteHardfork('homestead') && s > SECP256K1_ORDER_DIV_2) return undefined;
     let id = v;
     let chainId: Uint8Array = EMPTY;
     if (v !== 0n && v !== 1n) {
@@ -370,9 +384,13 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       if (eip155) chainId = bigIntToUnpaddedBytes(tx.common.chainId());
       id = eip155 ? v - (2n * tx.common.chainId() + 35n) : v - 27n;
     }
-    if (id !== 0n && id !== 1n) return;
-    const pub = await recovery.recover(raw, Number(id), chainId);
-    if (pub) (tx as unknown as { cache: { senderPubKey?: Uint8Array } }).cache.senderPubKey = pub;
+    if (id !== 0n && id !== 1n) return undefined;
+    const recovered = await recovery.recover(raw, Number(id), chainId);
+    if (recovered.publicKey && recovered.address) {
+      (tx as unknown as { cache: { senderPubKey?: Uint8Array } }).cache.senderPubKey = recovered.publicKey;
+      knownSenders.set(tx, new Address(recovered.address));
+    }
+    return recovered;
   }
 
   async add(tx: TypedTransaction, local: boolean, size = tx.serialize().length): Promise<PooledTx> {

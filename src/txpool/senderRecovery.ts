@@ -7,8 +7,9 @@
  * cores are all busy the hand-off's wall time includes the wake-up of the other thread (the scheduler
  * may run it first), which is not CPU the main thread spends, so batches always go to the thread
  * while it runs.
- * Each caller gets the sender's public key back, or `undefined` when it could not be recovered (the
- * caller then recovers in place with the library, which also gives the exact error).
+ * Each caller gets the transaction's hash and the sender's public key and address back (no key when it
+ * could not be recovered: the caller then recovers in place with the library, which also gives the
+ * exact error).
  * Where the compiled worker is absent (sources run directly) the same batches run in place. The thread
  * starts on first use and does not keep the process alive.
  */
@@ -17,6 +18,9 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import {
   entrySize,
+  OUTPUT_ADDRESS,
+  OUTPUT_HASH,
+  OUTPUT_PUBLIC_KEY,
   packEntry,
   RECOVERY_OUTPUT,
   RECOVERY_THREAD,
@@ -30,7 +34,16 @@ const MAX_BATCH = 512;
 /** How long the first transaction of a batch waits for others when no batch is on the thread. */
 const GATHER_MS = 1;
 
-type Resolve = (pub: Uint8Array | undefined) => void;
+/** What the recovery thread works out for one transaction. */
+export interface Recovered {
+  /** keccak-256 of the transaction's bytes; absent when the thread was lost with the batch. */
+  hash?: Uint8Array;
+  /** The signer's 64-byte public key and address; absent when no key recovers. */
+  publicKey?: Uint8Array;
+  address?: Uint8Array;
+}
+
+type Resolve = (result: Recovered) => void;
 
 interface Batch {
   input: Uint8Array;
@@ -49,7 +62,7 @@ export class SenderRecovery {
    * decoded it; not a blob transaction's network form) with recovery id `recovery`; `chainId` is the
    * chain id an EIP-155 legacy signature covers (big-endian, minimal), empty otherwise.
    */
-  recover(raw: Uint8Array, recovery: number, chainId: Uint8Array): Promise<Uint8Array | undefined> {
+  recover(raw: Uint8Array, recovery: number, chainId: Uint8Array): Promise<Recovered> {
     let q = this.queue;
     if (!q) {
       q = { input: new Uint8Array(64 * 1024), size: 0, resolves: [] };
@@ -65,7 +78,7 @@ export class SenderRecovery {
       q.input = grown;
     }
     q.size = packEntry(q.input, q.size, raw, recovery, chainId);
-    const done = new Promise<Uint8Array | undefined>((resolve) => q.resolves.push(resolve));
+    const done = new Promise<Recovered>((resolve) => q.resolves.push(resolve));
     if (q.resolves.length >= MAX_BATCH) this.flush(q);
     return done;
   }
@@ -101,7 +114,8 @@ export class SenderRecovery {
       });
       const fail = () => {
         if (this.worker === worker) this.worker = null;
-        for (const resolves of this.inFlight.values()) for (const resolve of resolves) resolve(undefined);
+        // Batches on the thread when it failed are recovered here.
+        for (const resolves of this.inFlight.values()) for (const resolve of resolves) resolve(LOST);
         this.inFlight.clear();
         if (this.queue) this.flush(this.queue);
       };
@@ -119,9 +133,21 @@ export class SenderRecovery {
   }
 }
 
+/** The answer for a batch lost with its thread: nothing (the caller works it out). */
+const LOST: Recovered = {};
+
 function deliver(resolves: Resolve[], output: Uint8Array): void {
   for (let i = 0; i < resolves.length; i++) {
     const at = i * RECOVERY_OUTPUT;
-    (resolves[i] as Resolve)(output[at] === 1 ? output.slice(at + 1, at + RECOVERY_OUTPUT) : undefined);
+    const hash = output.slice(at + OUTPUT_HASH, at + RECOVERY_OUTPUT);
+    (resolves[i] as Resolve)(
+      output[at] === 1
+        ? {
+            hash,
+            publicKey: output.slice(at + OUTPUT_PUBLIC_KEY, at + OUTPUT_ADDRESS),
+            address: output.slice(at + OUTPUT_ADDRESS, at + OUTPUT_HASH),
+          }
+        : { hash },
+    );
   }
 }
