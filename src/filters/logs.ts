@@ -6,7 +6,7 @@ import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { StoredReceipt } from '../chain/receipts.js';
 import { keccak256 } from '../crypto/index.js';
-import { type BlockLogCache, type BlockLogList, byteKey, type LogEntry } from './blockLogCache.js';
+import { type BlockLogCache, type BlockLogList, byteKey, type LogEntry, logEntry } from './blockLogCache.js';
 
 export interface LogQuery {
   /** Matching addresses; empty matches any address. */
@@ -175,18 +175,7 @@ export function blockLogs(
         : (chain.getTxHashes(hash) ?? []);
       const txHash = txHashes[t];
       if (!txHash) continue;
-      out.push({
-        address,
-        topics,
-        data,
-        blockNumber: header.number,
-        blockHash: hash,
-        blockTimestamp: header.timestamp,
-        transactionHash: txHash,
-        transactionIndex: t,
-        logIndex,
-        removed: opts.removed ?? false,
-      });
+      out.push(logEntry(address, topics, data, header, hash, txHash, t, logIndex, opts.removed ?? false));
     }
   }
   return out;

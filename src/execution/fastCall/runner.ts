@@ -113,12 +113,11 @@ export function runFastCall(ctx: FastContext, tx: FastTx, reportAccessList = fal
   const { rules, evm, header } = ctx;
   if (tx.gasLimit > 1n << 40n) throw new Fallback('gas limit beyond the interpreter range');
   if (rules.floor && tx.gasLimit < tx.floor) throw new Fallback('below the calldata floor');
-  const world = new CallWorld(ctx.state);
+  const precompiles = evm.precompiles;
+  const world = new CallWorld(ctx.state, precompiles);
   const from = bytesToHexKey(tx.from);
   const to = bytesToHexKey(tx.to);
-  const precompiles = evm.precompiles;
 
-  for (const key of precompiles.keys()) world.warmAddress(key);
   world.warmAddress(from);
   world.warmAddress(to);
   if (evm.common.isActivatedEIP(3651)) world.warmAddress(bytesToHexKey(ctx.coinbase));
