@@ -40,6 +40,11 @@ export interface Http1Response {
   headers: readonly string[];
   body: string;
   /**
+   * `body` holds only ASCII characters: its length is its byte length, and it is written as it is
+   * stored instead of being encoded to UTF-8 (the bytes are the same).
+   */
+  ascii?: boolean;
+  /**
    * The body produced piece by piece (sent chunked, `body` ignored): `write` returns a promise when the
    * client is behind and the producer should wait for it. HTTP/1.0 and HEAD get it gathered instead.
    */
@@ -173,6 +178,8 @@ export const PAYLOAD_TOO_LARGE: Http1Response = {
 
 /** Header lists are mostly the same few arrays, built once by the caller: render each once. */
 const renderedHeaders = new WeakMap<readonly string[], string>();
+/** The rendered header lists that hold a character beyond ASCII (an echoed request header may). */
+const nonAsciiHeaders = new WeakSet<readonly string[]>();
 
 function headerLines(h: readonly string[]): string {
   let out = renderedHeaders.get(h);
@@ -180,6 +187,12 @@ function headerLines(h: readonly string[]): string {
     out = '';
     for (let i = 0; i < h.length; i += 2) out += `${h[i]}: ${h[i + 1]}\r\n`;
     renderedHeaders.set(h, out);
+    for (let i = 0; i < out.length; i++) {
+      if (out.charCodeAt(i) > 0x7f) {
+        nonAsciiHeaders.add(h);
+        break;
+      }
+    }
   }
   return out;
 }
@@ -732,12 +745,17 @@ class Connection {
     if (this.closed) return;
     const close = res.close === true || !keepAlive;
     const isHead = parsed?.req.method === 'HEAD';
-    const length = Buffer.byteLength(res.body);
-    let head = `${statusLine(res)}${headerLines(res.headers)}Content-Length: ${length}\r\n`;
+    const lines = headerLines(res.headers);
+    // An all-ASCII answer (the usual one) is written byte for byte as stored: no UTF-8 length scan,
+    // no encoding pass over what may be a large body.
+    const ascii = res.ascii === true && res.statusMessage === undefined && !nonAsciiHeaders.has(res.headers);
+    const length = ascii ? res.body.length : Buffer.byteLength(res.body);
+    let head = `${statusLine(res)}${lines}Content-Length: ${length}\r\n`;
     if (close) head += 'Connection: close\r\n';
     // HTTP/1.0 clients need to be told the connection stays open.
     else if (parsed?.http10) head += 'Connection: keep-alive\r\n';
-    const flushed = this.socket.write(isHead || length === 0 ? `${head}\r\n` : `${head}\r\n${res.body}`);
+    const text = isHead || length === 0 ? `${head}\r\n` : `${head}\r\n${res.body}`;
+    const flushed = ascii ? this.socket.write(text, 'latin1') : this.socket.write(text);
     if (close) {
       this.closed = true;
       this.socket.end();
