@@ -7,11 +7,12 @@
  *   node bench/run.mjs [--blocks=1000] [--gas-limit=N] [--runs=3] [--seconds=4]
  *                      [--requests=20000] [--concurrency=64] [--no-peers] [--peers=ganache,hardhat,anvil] [--fresh] [--keep]
  *                      [--json=FILE] [--only=core|<suite>] [--reads-only] [--alder-data=DIR]
- *                      [--workloads=NAME,NAME]
+ *                      [--workloads=NAME,NAME] [--alder-bin=PATH]
  *
  * `--reads-only` skips the import figures (the generated chain is still imported once, for the reads);
  * `--alder-data=DIR` keeps that imported data directory and reuses it in later runs. `--workloads`
  * keeps the read workloads whose name contains one of the given words (e.g. `eth_call,getLogs`).
+ * `--alder-bin` runs another build of the CLI (another checkout's `bin/alder`, built) in place of this one.
  * Every server binds 127.0.0.1 on a free port and runs as a child process; the load generator
  * (bench/load.mjs) is a separate process too. Everything started here is stopped by PID.
  */
@@ -81,7 +82,7 @@ const opt = parseOptions({
 
 // Benchmarked nodes run alone: no P2P listener (two would contend for port 30303).
 const alderArgs = (genesis, dataDir) => [
-  BIN,
+  typeof opt['alder-bin'] === 'string' ? resolve(opt['alder-bin']) : BIN,
   `--genesis-file=${genesis}`,
   `--data-path=${dataDir}`,
   '--p2p-enabled=false',
