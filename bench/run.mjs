@@ -6,8 +6,13 @@
  *
  *   node bench/run.mjs [--blocks=1000] [--gas-limit=N] [--runs=3] [--seconds=4]
  *                      [--requests=20000] [--concurrency=64] [--no-peers] [--peers=ganache,hardhat,anvil] [--fresh] [--keep]
- *                      [--json=FILE] [--only=core|<suite>]
+ *                      [--json=FILE] [--only=core|<suite>] [--reads-only] [--alder-data=DIR]
+ *                      [--workloads=NAME,NAME] [--alder-bin=PATH]
  *
+ * `--reads-only` skips the import figures (the generated chain is still imported once, for the reads);
+ * `--alder-data=DIR` keeps that imported data directory and reuses it in later runs. `--workloads`
+ * keeps the read workloads whose name contains one of the given words (e.g. `eth_call,getLogs`).
+ * `--alder-bin` runs another build of the CLI (another checkout's `bin/alder`, built) in place of this one.
  * Every server binds 127.0.0.1 on a free port and runs as a child process; the load generator
  * (bench/load.mjs) is a separate process too. Everything started here is stopped by PID.
  */
@@ -77,7 +82,7 @@ const opt = parseOptions({
 
 // Benchmarked nodes run alone: no P2P listener (two would contend for port 30303).
 const alderArgs = (genesis, dataDir) => [
-  BIN,
+  typeof opt['alder-bin'] === 'string' ? resolve(opt['alder-bin']) : BIN,
   `--genesis-file=${genesis}`,
   `--data-path=${dataDir}`,
   '--p2p-enabled=false',
@@ -223,6 +228,13 @@ function workloads({ blocks, accounts, token }) {
       ),
     },
   ];
+}
+
+/** The workloads `--workloads` names (all when not given). */
+function selected(wls) {
+  if (typeof opt.workloads !== 'string') return wls;
+  const words = opt.workloads.split(',').filter((w) => w !== '');
+  return wls.filter((w) => words.some((word) => w.name.includes(word)));
 }
 
 /** One bounded load run; `cpuUs` is the server's CPU time per answered request, in microseconds. */
@@ -373,7 +385,8 @@ async function core() {
 
     // 2. Block import
     const imports = [];
-    if (existsSync(join(RPC_COMPAT, 'chain.rlp'))) {
+    const readsOnly = opt['reads-only'] === true;
+    if (!readsOnly && existsSync(join(RPC_COMPAT, 'chain.rlp'))) {
       log('import: rpc-compat chain');
       imports.push(
         await measureImport(
@@ -385,12 +398,20 @@ async function core() {
         ),
       );
     }
-    log('import: generated chain');
-    const alderData = join(work, 'alder-generated');
-    const genImport = await measureImport('generated', gen.genesisPath, gen.chainPath, 1, work, alderData);
-    const headLine = /head is block (\d+) (0x[0-9a-f]{64})/.exec(genImport.output);
-    genImport.headOk = headLine !== null && headLine[2] === gen.headHash;
-    imports.push(genImport);
+    const alderData =
+      typeof opt['alder-data'] === 'string' ? resolve(opt['alder-data']) : join(work, 'alder-generated');
+    const reuse = typeof opt['alder-data'] === 'string' && existsSync(join(alderData, 'imported-head'));
+    let genImport;
+    if (reuse) log(`import: reusing ${alderData}`);
+    else {
+      log('import: generated chain');
+      rmSync(alderData, { recursive: true, force: true });
+      genImport = await measureImport('generated', gen.genesisPath, gen.chainPath, 1, work, alderData);
+      const headLine = /head is block (\d+) (0x[0-9a-f]{64})/.exec(genImport.output);
+      genImport.headOk = headLine !== null && headLine[2] === gen.headHash;
+      if (genImport.headOk) writeFileSync(join(alderData, 'imported-head'), `${gen.headHash}\n`);
+      if (!readsOnly) imports.push(genImport);
+    }
     report.imports = imports;
 
     // 3. RPC reads: Alder on the imported generated chain
@@ -427,7 +448,7 @@ async function core() {
           .filter((w) => w.perBlock)
           .map((w) => ({ ...w, name: w.name.replace(/\)$/, `, all ${stats.blocks} blocks)`) })),
       ];
-      reads.alder = await measureReads('alder', url, wls, work, proc.pid);
+      reads.alder = await measureReads('alder', url, selected(wls), work, proc.pid);
       const loaded = memory(proc.pid);
       mem.alder = {
         idle: idle.rss,
@@ -455,7 +476,7 @@ async function core() {
           const chain = await fillPeer(peer.url, { automineOff: peer.automineOff, txsPerBlock });
           await new Promise((r) => setTimeout(r, 1000));
           const idle = memory(peer.proc.pid);
-          reads[name] = await measureReads(name, peer.url, workloads(chain), work, peer.proc.pid);
+          reads[name] = await measureReads(name, peer.url, selected(workloads(chain)), work, peer.proc.pid);
           const loaded = memory(peer.proc.pid);
           mem[name] = {
             idle: idle.rss,
@@ -492,34 +513,49 @@ async function core() {
         `built with @ethereumjs/vm buildBlock in ${fmt(gen.seconds, 1)} s${gen.cached ? ' (earlier run, reused from cache)' : ''}.`,
     );
     say();
-    say('## Block import (`alder blocks import --skip-pow-validation-enabled` into a fresh data directory)');
-    say();
-    say(
-      table(
-        ['chain', 'blocks', 'txs', 'Mgas', 'Mgas/s', 'blocks/s', 'CLI s', 'start-up s', 'CLI Mgas/s', 'runs'],
-        imports.map((r) => [
-          r.name,
-          fmt(r.blocks),
-          fmt(r.txs),
-          fmt(r.gas / 1e6, 1),
-          r.inProcess ? fmt(r.inProcess.mgasPerSecond, 1) : '-',
-          r.inProcess ? fmt(r.inProcess.blocks / r.inProcess.seconds, 1) : '-',
-          fmt(r.wall, 2),
-          fmt(r.startup, 2),
-          fmt(r.gas / 1e6 / r.cliSeconds, 1),
-          r.runs === 1 ? '1' : `median of ${r.runs}`,
-        ]),
-      ),
-    );
-    say();
-    say(
-      "Mgas/s and blocks/s: in-process, from the node's per-block debug log (first to last imported block, gas of blocks 2..N). " +
-        "CLI Mgas/s: the command's wall time less an empty import's (start-up, KZG set-up, genesis).",
-    );
-    say(
-      `No npm peer imports RLP blocks: Alder only. Generated head hash ${genImport.headOk ? 'matches' : 'DOES NOT MATCH'} the generator's.`,
-    );
-    say();
+    if (imports.length > 0) {
+      say(
+        '## Block import (`alder blocks import --skip-pow-validation-enabled` into a fresh data directory)',
+      );
+      say();
+      say(
+        table(
+          [
+            'chain',
+            'blocks',
+            'txs',
+            'Mgas',
+            'Mgas/s',
+            'blocks/s',
+            'CLI s',
+            'start-up s',
+            'CLI Mgas/s',
+            'runs',
+          ],
+          imports.map((r) => [
+            r.name,
+            fmt(r.blocks),
+            fmt(r.txs),
+            fmt(r.gas / 1e6, 1),
+            r.inProcess ? fmt(r.inProcess.mgasPerSecond, 1) : '-',
+            r.inProcess ? fmt(r.inProcess.blocks / r.inProcess.seconds, 1) : '-',
+            fmt(r.wall, 2),
+            fmt(r.startup, 2),
+            fmt(r.gas / 1e6 / r.cliSeconds, 1),
+            r.runs === 1 ? '1' : `median of ${r.runs}`,
+          ]),
+        ),
+      );
+      say();
+      say(
+        "Mgas/s and blocks/s: in-process, from the node's per-block debug log (first to last imported block, gas of blocks 2..N). " +
+          "CLI Mgas/s: the command's wall time less an empty import's (start-up, KZG set-up, genesis).",
+      );
+      say(
+        `No npm peer imports RLP blocks: Alder only. Generated head hash ${genImport?.headOk ? 'matches' : 'DOES NOT MATCH'} the generator's.`,
+      );
+      say();
+    }
     say(
       `## RPC reads (HTTP keep-alive, ${opt.concurrency} connections, ≤${fmt(opt.requests)} requests or ${opt.seconds} s per run, ` +
         `median of ${opt.runs} runs after a warm-up)`,
