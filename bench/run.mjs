@@ -6,12 +6,16 @@
  *
  *   node bench/run.mjs [--blocks=1000] [--gas-limit=N] [--runs=3] [--seconds=4]
  *                      [--requests=20000] [--concurrency=64] [--no-peers] [--peers=ganache,hardhat,anvil] [--fresh] [--keep]
- *                      [--json=FILE] [--only=core|<suite>] [--idle-only]
+ *                      [--json=FILE] [--only=core|<suite>] [--reads-only] [--alder-data=DIR]
+ *                      [--workloads=NAME,NAME] [--alder-bin=PATH] [--idle-only]
  *
- * `--only=core --idle-only` measures only idle memory (median of `--runs` starts): Alder on the
- * imported generated chain, started as for the read workloads, and Alder's dev network, each after it
- * answers and 2 s more; no reads, no peers.
- *
+ * `--reads-only` skips the import figures (the generated chain is still imported once, for the reads);
+ * `--alder-data=DIR` keeps that imported data directory and reuses it in later runs. `--workloads`
+ * keeps the read workloads whose name contains one of the given words (e.g. `eth_call,getLogs`).
+ * `--alder-bin` runs another build of the CLI (another checkout's `bin/alder`, built) in place of this one.
+ * `--idle-only` measures only idle memory (median of `--runs` starts): Alder on the imported generated
+ * chain, started as for the read workloads, and Alder's dev network, each once it answers and 2 s
+ * more; no import figures, no reads, no peers.
  * Every server binds 127.0.0.1 on a free port and runs as a child process; the load generator
  * (bench/load.mjs) is a separate process too. Everything started here is stopped by PID.
  */
@@ -80,8 +84,9 @@ const opt = parseOptions({
 // Block import through the CLI
 
 // Benchmarked nodes run alone: no P2P listener (two would contend for port 30303).
+const alderBin = () => (typeof opt['alder-bin'] === 'string' ? resolve(opt['alder-bin']) : BIN);
 const alderArgs = (genesis, dataDir) => [
-  BIN,
+  alderBin(),
   `--genesis-file=${genesis}`,
   `--data-path=${dataDir}`,
   '--p2p-enabled=false',
@@ -227,6 +232,13 @@ function workloads({ blocks, accounts, token }) {
       ),
     },
   ];
+}
+
+/** The workloads `--workloads` names (all when not given). */
+function selected(wls) {
+  if (typeof opt.workloads !== 'string') return wls;
+  const words = opt.workloads.split(',').filter((w) => w !== '');
+  return wls.filter((w) => words.some((word) => w.name.includes(word)));
 }
 
 /** One bounded load run; `cpuUs` is the server's CPU time per answered request, in microseconds. */
@@ -376,24 +388,15 @@ async function idleMemory(args, port) {
   }
 }
 
-/** `--idle-only`: idle RSS of Alder on the generated chain and on its dev network. */
-async function idleOnly(work, gen) {
-  const dataDir = join(work, 'alder-generated');
-  log('import: generated chain');
-  await run(process.execPath, [
-    ...alderArgs(gen.genesisPath, dataDir),
-    'blocks',
-    'import',
-    `--from=${gen.chainPath}`,
-    '--skip-pow-validation-enabled',
-  ]);
+/** `--idle-only`: idle RSS of Alder on the imported generated chain and on its dev network. */
+async function idleOnly(work, gen, dataDir) {
   const rows = [];
   for (const [name, args] of [
     ['generated chain', async (port) => rpcNodeArgs(gen.genesisPath, dataDir, port, await freePort())],
     [
       'dev network',
       async (port, i) => [
-        BIN,
+        alderBin(),
         '--network=dev',
         `--data-path=${join(work, `dev-${i}`)}`,
         '--p2p-enabled=false',
@@ -438,11 +441,12 @@ async function core() {
     }
     const gen = await generatedChain();
     report.generated = gen;
-    if (opt['idle-only']) return await idleOnly(work, gen);
 
     // 2. Block import
     const imports = [];
-    if (existsSync(join(RPC_COMPAT, 'chain.rlp'))) {
+    const onlyIdle = opt['idle-only'] === true;
+    const readsOnly = onlyIdle || opt['reads-only'] === true;
+    if (!readsOnly && existsSync(join(RPC_COMPAT, 'chain.rlp'))) {
       log('import: rpc-compat chain');
       imports.push(
         await measureImport(
@@ -454,13 +458,22 @@ async function core() {
         ),
       );
     }
-    log('import: generated chain');
-    const alderData = join(work, 'alder-generated');
-    const genImport = await measureImport('generated', gen.genesisPath, gen.chainPath, 1, work, alderData);
-    const headLine = /head is block (\d+) (0x[0-9a-f]{64})/.exec(genImport.output);
-    genImport.headOk = headLine !== null && headLine[2] === gen.headHash;
-    imports.push(genImport);
+    const alderData =
+      typeof opt['alder-data'] === 'string' ? resolve(opt['alder-data']) : join(work, 'alder-generated');
+    const reuse = typeof opt['alder-data'] === 'string' && existsSync(join(alderData, 'imported-head'));
+    let genImport;
+    if (reuse) log(`import: reusing ${alderData}`);
+    else {
+      log('import: generated chain');
+      rmSync(alderData, { recursive: true, force: true });
+      genImport = await measureImport('generated', gen.genesisPath, gen.chainPath, 1, work, alderData);
+      const headLine = /head is block (\d+) (0x[0-9a-f]{64})/.exec(genImport.output);
+      genImport.headOk = headLine !== null && headLine[2] === gen.headHash;
+      if (genImport.headOk) writeFileSync(join(alderData, 'imported-head'), `${gen.headHash}\n`);
+      if (!readsOnly) imports.push(genImport);
+    }
     report.imports = imports;
+    if (onlyIdle) return await idleOnly(work, gen, alderData);
 
     // 3. RPC reads: Alder on the imported generated chain
     const stats = chainStats(gen.chainPath);
@@ -489,7 +502,7 @@ async function core() {
           .filter((w) => w.perBlock)
           .map((w) => ({ ...w, name: w.name.replace(/\)$/, `, all ${stats.blocks} blocks)`) })),
       ];
-      reads.alder = await measureReads('alder', url, wls, work, proc.pid);
+      reads.alder = await measureReads('alder', url, selected(wls), work, proc.pid);
       const loaded = memory(proc.pid);
       mem.alder = {
         idle: idle.rss,
@@ -517,7 +530,7 @@ async function core() {
           const chain = await fillPeer(peer.url, { automineOff: peer.automineOff, txsPerBlock });
           await new Promise((r) => setTimeout(r, 1000));
           const idle = memory(peer.proc.pid);
-          reads[name] = await measureReads(name, peer.url, workloads(chain), work, peer.proc.pid);
+          reads[name] = await measureReads(name, peer.url, selected(workloads(chain)), work, peer.proc.pid);
           const loaded = memory(peer.proc.pid);
           mem[name] = {
             idle: idle.rss,
@@ -554,34 +567,49 @@ async function core() {
         `built with @ethereumjs/vm buildBlock in ${fmt(gen.seconds, 1)} s${gen.cached ? ' (earlier run, reused from cache)' : ''}.`,
     );
     say();
-    say('## Block import (`alder blocks import --skip-pow-validation-enabled` into a fresh data directory)');
-    say();
-    say(
-      table(
-        ['chain', 'blocks', 'txs', 'Mgas', 'Mgas/s', 'blocks/s', 'CLI s', 'start-up s', 'CLI Mgas/s', 'runs'],
-        imports.map((r) => [
-          r.name,
-          fmt(r.blocks),
-          fmt(r.txs),
-          fmt(r.gas / 1e6, 1),
-          r.inProcess ? fmt(r.inProcess.mgasPerSecond, 1) : '-',
-          r.inProcess ? fmt(r.inProcess.blocks / r.inProcess.seconds, 1) : '-',
-          fmt(r.wall, 2),
-          fmt(r.startup, 2),
-          fmt(r.gas / 1e6 / r.cliSeconds, 1),
-          r.runs === 1 ? '1' : `median of ${r.runs}`,
-        ]),
-      ),
-    );
-    say();
-    say(
-      "Mgas/s and blocks/s: in-process, from the node's per-block debug log (first to last imported block, gas of blocks 2..N). " +
-        "CLI Mgas/s: the command's wall time less an empty import's (start-up, genesis).",
-    );
-    say(
-      `No npm peer imports RLP blocks: Alder only. Generated head hash ${genImport.headOk ? 'matches' : 'DOES NOT MATCH'} the generator's.`,
-    );
-    say();
+    if (imports.length > 0) {
+      say(
+        '## Block import (`alder blocks import --skip-pow-validation-enabled` into a fresh data directory)',
+      );
+      say();
+      say(
+        table(
+          [
+            'chain',
+            'blocks',
+            'txs',
+            'Mgas',
+            'Mgas/s',
+            'blocks/s',
+            'CLI s',
+            'start-up s',
+            'CLI Mgas/s',
+            'runs',
+          ],
+          imports.map((r) => [
+            r.name,
+            fmt(r.blocks),
+            fmt(r.txs),
+            fmt(r.gas / 1e6, 1),
+            r.inProcess ? fmt(r.inProcess.mgasPerSecond, 1) : '-',
+            r.inProcess ? fmt(r.inProcess.blocks / r.inProcess.seconds, 1) : '-',
+            fmt(r.wall, 2),
+            fmt(r.startup, 2),
+            fmt(r.gas / 1e6 / r.cliSeconds, 1),
+            r.runs === 1 ? '1' : `median of ${r.runs}`,
+          ]),
+        ),
+      );
+      say();
+      say(
+        "Mgas/s and blocks/s: in-process, from the node's per-block debug log (first to last imported block, gas of blocks 2..N). " +
+          "CLI Mgas/s: the command's wall time less an empty import's (start-up, genesis).",
+      );
+      say(
+        `No npm peer imports RLP blocks: Alder only. Generated head hash ${genImport?.headOk ? 'matches' : 'DOES NOT MATCH'} the generator's.`,
+      );
+      say();
+    }
     say(
       `## RPC reads (HTTP keep-alive, ${opt.concurrency} connections, ≤${fmt(opt.requests)} requests or ${opt.seconds} s per run, ` +
         `median of ${opt.runs} runs after a warm-up)`,

@@ -22,7 +22,15 @@
  * (--tx-profile=DIR also keeps the .cpuprofile file in DIR).
  * Prints a Markdown section on stdout, progress on stderr; every process started here is stopped by PID.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
 import { cpus, tmpdir } from 'node:os';
@@ -256,7 +264,32 @@ async function checkReceipts(call, lanes) {
   return { ok, missing, blocks: blocks.size };
 }
 
-async function phase(call, name, lanes) {
+/** Clock ticks per second of /proc's utime/stime (USER_HZ, 100 on Linux). */
+const TICK_US = 10_000;
+/**
+ * CPU time (µs, user + system) a process has used so far: the main thread alone (its task has the
+ * process's id) and all its threads; undefined where /proc cannot be read.
+ */
+function cpuTimes(pid) {
+  if (pid === undefined) return undefined;
+  const ticks = (file) => {
+    const stat = readFileSync(file, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * TICK_US;
+  };
+  try {
+    return { main: ticks(`/proc/${pid}/task/${pid}/stat`), all: ticks(`/proc/${pid}/stat`) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Now on the monotonic clock a CPU profile's timestamps use (microseconds). */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+async function phase(call, name, lanes, pid) {
+  const cpu0 = cpuTimes(pid);
+  const from = monotonicUs();
   const deadline = performance.now() + PHASE_MS;
   const t0 = performance.now();
   const sendResult = await sendLanes(call, lanes, deadline);
@@ -274,6 +307,8 @@ async function phase(call, name, lanes) {
   const waited = finals.size === senders.length ? await waitMined(call, finals, t0 + PHASE_MS) : undefined;
   const stalled = waited === 'stalled';
   const tDone = stalled ? undefined : waited;
+  const cpu1 = cpuTimes(pid);
+  const window = [from, monotonicUs()];
   const receipts = await checkReceipts(call, lanes);
   const result = {
     name,
@@ -282,14 +317,22 @@ async function phase(call, name, lanes) {
     sendSeconds: (tSent - t0) / 1000,
     totalSeconds: tDone === undefined ? undefined : (tDone - t0) / 1000,
     stalled,
+    window,
     ...receipts,
   };
   result.sendRate = result.sent / result.sendSeconds;
+  if (cpu0 && cpu1 && receipts.ok > 0) {
+    result.mainCpuPerTx = (cpu1.main - cpu0.main) / receipts.ok;
+    result.allCpuPerTx = (cpu1.all - cpu0.all) / receipts.ok;
+  }
   result.rate = result.totalSeconds === undefined ? Number.NaN : result.ok / result.totalSeconds;
   log(
     `  ${name}: sent ${result.sent} (${result.errors} errors${result.firstError ? `: ${result.firstError}` : ''}) in ${fmt(result.sendSeconds, 1)} s = ${fmt(result.sendRate)} tx/s; ` +
       `mined ${result.ok} ok, ${result.missing} missing, in ${result.blocks} blocks; ` +
-      `${result.totalSeconds === undefined ? (stalled ? `stalled (nothing mined for ${opt['tx-stall-seconds']} s)` : 'timed out') : `${fmt(result.totalSeconds, 1)} s = ${fmt(result.rate)} tx/s`}`,
+      `${result.totalSeconds === undefined ? (stalled ? `stalled (nothing mined for ${opt['tx-stall-seconds']} s)` : 'timed out') : `${fmt(result.totalSeconds, 1)} s = ${fmt(result.rate)} tx/s`}` +
+      (result.mainCpuPerTx === undefined
+        ? ''
+        : `; CPU per mined tx: main thread ${fmt(result.mainCpuPerTx)} µs, all threads ${fmt(result.allCpuPerTx)} µs`),
   );
   return result;
 }
@@ -339,7 +382,7 @@ async function prepare(url, { fundSenders }) {
   return { token, first };
 }
 
-async function measure(name, url, { fundSenders }) {
+async function measure(name, url, { fundSenders, pid }) {
   log(`${name}: set-up (${SENDERS} senders${fundSenders ? ' funded' : ''}, token deployed and distributed)`);
   const { token, first } = await prepare(url, { fundSenders });
   log(`${name}: signing ${COUNT} ETH and ${COUNT} token transfers`);
@@ -352,9 +395,9 @@ async function measure(name, url, { fundSenders }) {
   }));
   const call = makeClient(url);
   log(`${name}: ETH transfers`);
-  const ethResult = await phase(call, 'ETH transfers', eth);
+  const ethResult = await phase(call, 'ETH transfers', eth, pid);
   log(`${name}: ERC-20 transfers`);
-  const tokenResult = await phase(call, 'ERC-20 transfers', erc20);
+  const tokenResult = await phase(call, 'ERC-20 transfers', erc20, pid);
   return { eth: ethResult, erc20: tokenResult };
 }
 
@@ -384,15 +427,22 @@ async function startAlder(work, profileDir) {
   return { proc, url };
 }
 
-/** Self time per function of a .cpuprofile, largest first. */
-function summarizeProfile(path, top = 25) {
+/**
+ * Self time per function of a .cpuprofile during the measured phases (`windows`, monotonic µs, the
+ * clock profile timestamps use), largest first; idle time left out of the percentages.
+ */
+function summarizeProfile(path, windows, top = 25) {
   const prof = JSON.parse(readFileSync(path, 'utf8'));
   const byId = new Map(prof.nodes.map((n) => [n.id, n]));
   const self = new Map();
   let total = 0;
+  let at = prof.startTime;
   for (let i = 0; i < prof.samples.length; i++) {
     const n = byId.get(prof.samples[i]);
     const dt = prof.timeDeltas[i] ?? 0;
+    at += dt;
+    if (!windows.some(([a, b]) => at >= a && at <= b)) continue;
+    if (n.callFrame.functionName === '(idle)') continue;
     total += dt;
     const f = n.callFrame;
     const where = f.url
@@ -450,7 +500,7 @@ async function main() {
       log('alder: dev network, mining on');
       const alder = await startAlder(work, profileDir);
       try {
-        results.alder = await measure('alder', alder.url, { fundSenders: true });
+        results.alder = await measure('alder', alder.url, { fundSenders: true, pid: alder.proc.pid });
         mem.alder = memory(alder.proc.pid);
       } finally {
         await stop(alder.proc);
@@ -459,7 +509,10 @@ async function main() {
         // The main thread's profile (Node names them CPU.<date>.<pid>.<thread id>.<seq>.cpuprofile).
         const files = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
         const file = files.find((f) => f.split('.').at(-3) === '0') ?? files[0];
-        if (file) profile = summarizeProfile(join(profileDir, file));
+        const a = results.alder;
+        // Kept beside the profile: the measured phases' time windows, on the profile's clock.
+        if (a) writeFileSync(join(profileDir, 'phases.json'), JSON.stringify([a.eth.window, a.erc20.window]));
+        if (file && a) profile = summarizeProfile(join(profileDir, file), [a.eth.window, a.erc20.window]);
         else log('  no CPU profile was written');
       }
     }
@@ -532,6 +585,15 @@ async function main() {
     ),
   );
   out.push('');
+  const a = results.alder;
+  if (a?.eth.mainCpuPerTx !== undefined && a.erc20.mainCpuPerTx !== undefined) {
+    out.push(
+      `Alder CPU per mined transaction (from the first send to the last one mined; /proc, user + system): ` +
+        `ETH transfers ${fmt(a.eth.mainCpuPerTx)} µs on the main thread, ${fmt(a.eth.allCpuPerTx)} µs all threads; ` +
+        `ERC-20 transfers ${fmt(a.erc20.mainCpuPerTx)} µs main, ${fmt(a.erc20.allCpuPerTx)} µs all.`,
+    );
+    out.push('');
+  }
   const ratios = [];
   for (const peer of ['hardhat', 'anvil', 'ganache']) {
     if (!results.alder || !results[peer]) continue;
@@ -580,7 +642,7 @@ async function main() {
   );
   if (profile) {
     out.push('');
-    out.push('### Alder CPU profile (self time, whole run)');
+    out.push('### Alder CPU profile (main thread, self time while the phases ran, idle left out)');
     out.push('');
     out.push(table(['function', '%', 'ms'], profile));
   }

@@ -26,13 +26,14 @@ import {
   KECCAK256_RLP,
   type Withdrawal,
 } from '@ethereumjs/util';
-import { Bloom, encodeReceipt, runTx, type VM } from '@ethereumjs/vm';
+import { Bloom, runTx, type VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
 import { keccak256, sha256 } from '../crypto/index.js';
 import type { BlockImporter, BuiltExecution } from '../execution/importer.js';
 import type { PooledTx, TxPool } from '../txpool/pool.js';
 import { orderedTrieRoot } from '../util/orderedTrieRoot.js';
 import type { SealingEngine } from './engine.js';
+import { type BuiltReceipt, encodeBuiltReceipt } from './receiptEncoding.js';
 import { accumulateRequests, type ReceiptLog } from './requests.js';
 import { effectiveTip, maxFeePerGas, TxSelection } from './selection.js';
 
@@ -303,7 +304,7 @@ export class BlockBuilder {
             : tx,
         );
         included.push(entry);
-        receipts.push(encodeReceipt(res.receipt, tx.type));
+        receipts.push(encodeBuiltReceipt(res.receipt as BuiltReceipt, tx.type));
         senders.push(entry.sender);
         continue;
       }
@@ -351,7 +352,7 @@ export class BlockBuilder {
       included.push(entry);
       bloom.or(res.bloom);
       for (const log of res.receipt.logs) logs.push(log as ReceiptLog);
-      const encoded = encodeReceipt(res.receipt, tx.type);
+      const encoded = encodeBuiltReceipt(res.receipt as BuiltReceipt, tx.type);
       txs.push(bare);
       receipts.push(encoded);
       senders.push(entry.sender);

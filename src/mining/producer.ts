@@ -29,10 +29,20 @@ export interface ProducerOptions {
    * Proof of work: a seal search has no memory, so giving up the search for a block and starting on a
    * fuller one costs only the rebuild. While a block is sealed, once at least as many transactions
    * arrived as it carries (at least one), the attempt starts over with them, unless building it took
-   * more than half as long as a seal takes on average (then waiting for the seal costs less).
+   * more than a quarter as long as a seal takes on average, or more than REBUILD_MAX_MS. Under a
+   * steady stream a rebuild does not raise the rate (what the sealed block lacks goes into the next
+   * one) while its execution is thrown away, on the thread that also takes transactions in; so only
+   * blocks that are cheap to build are rebuilt (transactions sent close together still share a block).
    */
   rebuildWhileSealing?: boolean;
 }
+
+/**
+ * A block is rebuilt with new arrivals only if building it took at most 1/this of a seal, and at most
+ * REBUILD_MAX_MS (seals slow down when the machine is busy, which is when execution thrown away costs most).
+ */
+const REBUILD_COST_SHARE = 4;
+const REBUILD_MAX_MS = 50;
 
 /** Weight of the newest seal duration in the running average. */
 const SEAL_AVERAGE_WEIGHT = 0.25;
@@ -68,7 +78,8 @@ export class BlockProducer {
   private checkRebuild(): void {
     const s = this.sealing;
     if (s && this.opts.rebuildWhileSealing && this.nextSeq - s.fromSeq >= Math.max(1, s.txs)) {
-      if (s.txs === 0 || s.buildMs * 2 <= this.sealMs) s.attempt.abort();
+      if (s.txs === 0 || (s.buildMs * REBUILD_COST_SHARE <= this.sealMs && s.buildMs <= REBUILD_MAX_MS))
+        s.attempt.abort();
       this.sealing = undefined;
     }
   }

@@ -27,7 +27,8 @@ import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { keccak256 } from '../crypto/index.js';
 import type { WorldState } from '../state/worldState.js';
 import { shareCommon } from '../util/sharedCommon.js';
-import { SenderRecovery } from './senderRecovery.js';
+import { EvictionQueue } from './evictionQueue.js';
+import { type Recovered, SenderRecovery } from './senderRecovery.js';
 
 export type TxRejection =
   | 'DECODE'
@@ -114,6 +115,8 @@ interface SenderTxs {
   byNonce: Map<bigint, PooledTx>;
   /** Account nonce when last read (refreshed on add and on every new head). */
   accountNonce: bigint;
+  /** The highest-nonce transaction (the sender's eviction candidate). */
+  last: PooledTx | undefined;
 }
 
 function maxFee(tx: TypedTransaction): bigint {
@@ -130,6 +133,33 @@ function maxPriority(tx: TypedTransaction): bigint {
 /** The sender's address: the library recovers the key natively but hashes it in JS. */
 function senderOf(tx: TypedTransaction): Address {
   return new Address(keccak256(tx.getSenderPublicKey()).subarray(12));
+}
+
+/** Senders of transactions `decode` made, once known (recovered on the thread or hashed here). */
+const knownSenders = new WeakMap<TypedTransaction, Address>();
+
+/**
+ * Freezes a transaction the library decoded from `raw` unfrozen, after giving it two answers the
+ * library would recompute on every call: its encoding, which is `raw` itself (the decoder accepts
+ * canonical RLP only, with nothing after it), and its sender, as the recovery thread worked it out or
+ * hashed from the public key once here with the native keccak (the library hashes it in JS on each
+ * call, and block execution asks for it). Frozen,
+ * the transaction keeps its hash and public key in its cache as the library does.
+ */
+function withKnownEncoding(tx: TypedTransaction, raw: Uint8Array): TypedTransaction {
+  // Plain assignments (frozen right after): cheaper per transaction than property descriptors.
+  const own = tx as unknown as { serialize(): Uint8Array; getSenderAddress(): Address };
+  own.serialize = () => raw;
+  own.getSenderAddress = () => {
+    let sender = knownSenders.get(tx);
+    if (!sender) {
+      sender = senderOf(tx);
+      knownSenders.set(tx, sender);
+    }
+    return sender;
+  };
+  Object.freeze(tx);
+  return tx;
 }
 
 interface AccountView {
@@ -175,6 +205,7 @@ function priorityAboveMax(raw: Uint8Array): boolean {
 export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx] }> {
   private readonly byHash = new Map<string, PooledTx>();
   private readonly bySender = new Map<string, SenderTxs>();
+  private readonly eviction = new EvictionQueue();
   private seq = 0;
   private commonCache: { key: string; common: Common } | undefined;
   /** Sender nonces and balances at one state root: one trie read per sender per head, not per tx. */
@@ -305,7 +336,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       }
     }
     try {
-      return createTxFromRLP(raw, { common });
+      return withKnownEncoding(createTxFromRLP(raw, { common, freeze: false }), raw.slice());
     } catch (err) {
       if (raw.length > 0 && forOtherChain(raw, common.chainId())) throw new TxPoolError('WRONG_CHAIN_ID');
       if (priorityAboveMax(raw)) throw new TxPoolError('MAX_PRIORITY_FEE_EXCEEDS_MAX_FEE');
@@ -323,8 +354,10 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     // The decoder accepts canonical RLP only, with nothing after it, so a decoded transaction
     // serialises back to `raw`: its hash is that of the bytes received, without encoding it again.
     // (A blob transaction arrives in its network form, which is not what it hashes.)
-    if (raw[0] !== 3) (tx as unknown as { cache: { hash?: Uint8Array } }).cache.hash ??= keccak256(raw);
-    if (this.recovery && raw[0] !== 3) await this.recoverOffThread(raw, tx, this.recovery);
+    if (raw[0] !== 3) {
+      const recovered = this.recovery ? await this.recoverOffThread(raw, tx, this.recovery) : undefined;
+      (tx as unknown as { cache: { hash?: Uint8Array } }).cache.hash ??= recovered?.hash ?? keccak256(raw);
+    }
     return this.add(tx, local, raw.length);
   }
 
@@ -338,10 +371,10 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     raw: Uint8Array,
     tx: TypedTransaction,
     recovery: SenderRecovery,
-  ): Promise<void> {
+  ): Promise<Recovered | undefined> {
     const { v, r, s } = tx;
-    if (v === undefined || r === undefined || s === undefined || !Object.isFrozen(tx)) return;
-    if (tx.common.gteHardfork('homestead') && s > SECP256K1_ORDER_DIV_2) return;
+    if (v === undefined || r === undefined || s === undefined || !Object.isFrozen(tx)) return undefined;
+    if (tx.common.gteHardfork('homestead') && s > SECP256K1_ORDER_DIV_2) return undefined;
     let id = v;
     let chainId: Uint8Array = EMPTY;
     if (v !== 0n && v !== 1n) {
@@ -349,9 +382,13 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       if (eip155) chainId = bigIntToUnpaddedBytes(tx.common.chainId());
       id = eip155 ? v - (2n * tx.common.chainId() + 35n) : v - 27n;
     }
-    if (id !== 0n && id !== 1n) return;
-    const pub = await recovery.recover(raw, Number(id), chainId);
-    if (pub) (tx as unknown as { cache: { senderPubKey?: Uint8Array } }).cache.senderPubKey = pub;
+    if (id !== 0n && id !== 1n) return undefined;
+    const recovered = await recovery.recover(raw, Number(id), chainId);
+    if (recovered.publicKey && recovered.address) {
+      (tx as unknown as { cache: { senderPubKey?: Uint8Array } }).cache.senderPubKey = recovered.publicKey;
+      knownSenders.set(tx, new Address(recovered.address));
+    }
+    return recovered;
   }
 
   async add(tx: TypedTransaction, local: boolean, size = tx.serialize().length): Promise<PooledTx> {
@@ -377,7 +414,8 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     }
     let sender: Address;
     try {
-      sender = senderOf(tx);
+      // A transaction `decode` made remembers its sender (block execution asks again).
+      sender = Object.hasOwn(tx, 'getSenderAddress') ? tx.getSenderAddress() : senderOf(tx);
     } catch (err) {
       throw new TxPoolError('INVALID_SIGNATURE', String((err as Error).message ?? err));
     }
@@ -422,7 +460,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     if (existing) this.removeEntry(existing, true);
     s = this.bySender.get(senderHex);
     if (!s) {
-      s = { byNonce: new Map(), accountNonce };
+      s = { byNonce: new Map(), accountNonce, last: undefined };
       this.bySender.set(senderHex, s);
     }
     s.accountNonce = accountNonce;
@@ -438,6 +476,10 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       seq: this.seq++,
     };
     s.byNonce.set(tx.nonce, entry);
+    if (!s.last || tx.nonce >= s.last.tx.nonce) {
+      s.last = entry;
+      this.eviction.offer(entry, maxFee(tx));
+    }
     this.byHash.set(hashHex, entry);
     if (local) this.localSenders.add(senderHex);
     this.emit('added', entry);
@@ -498,24 +540,18 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     return true;
   }
 
+  /** Whether `entry` is still in the pool as its sender's highest nonce. */
+  private readonly isLast = (entry: PooledTx): boolean =>
+    this.bySender.get(entry.senderHex)?.last === entry && this.byHash.get(entry.hashHex) === entry;
+
   /** Drops the cheapest last-nonce transactions until the pool fits --tx-pool-max-size. */
   private evictOverflow(): void {
     while (this.byHash.size > this.options.maxSize) {
-      let victim: PooledTx | undefined;
-      for (const s of this.bySender.values()) {
-        let last: PooledTx | undefined;
-        for (const t of s.byNonce.values()) if (!last || t.tx.nonce > last.tx.nonce) last = t;
-        if (!last) continue;
-        if (
-          !victim ||
-          maxFee(last.tx) < maxFee(victim.tx) ||
-          (maxFee(last.tx) === maxFee(victim.tx) && last.seq > victim.seq)
-        )
-          victim = last;
-      }
+      const victim = this.eviction.next(this.isLast);
       if (!victim) return;
       this.removeEntry(victim, true);
     }
+    this.eviction.compact(this.bySender.size, this.isLast);
   }
 
   private removeEntry(entry: PooledTx, dropped: boolean): void {
@@ -524,6 +560,13 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     if (s && s.byNonce.get(entry.tx.nonce) === entry) {
       s.byNonce.delete(entry.tx.nonce);
       if (s.byNonce.size === 0) this.bySender.delete(entry.senderHex);
+      else if (s.last === entry) {
+        // The sender's next-highest nonce becomes its eviction candidate.
+        let last: PooledTx | undefined;
+        for (const t of s.byNonce.values()) if (!last || t.tx.nonce > last.tx.nonce) last = t;
+        s.last = last;
+        if (last) this.eviction.offer(last, maxFee(last.tx));
+      }
     }
     if (dropped) this.emit('dropped', entry);
   }

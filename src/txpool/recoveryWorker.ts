@@ -4,13 +4,18 @@
  * they run beside the main thread, which meanwhile reads and decodes the next requests. The main
  * thread has already decoded each transaction with the library (so its bytes are canonical RLP of
  * the right shape) and worked out the recovery id; a batch arrives as one packed buffer of entries
- * (`packEntry`) and goes back as `RECOVERY_OUTPUT` bytes per entry (1 and the 64-byte public key when
- * recovered, 0 when not).
+ * (`packEntry`) and goes back as `RECOVERY_OUTPUT` bytes per entry: 1, the 64-byte public key and the
+ * sender's 20-byte address when recovered (0 and zeros when not), then the transaction's hash
+ * (keccak-256 of its bytes) in every case — the three hashes of taking a transaction in all run here.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ecdsaRecover, keccak256 } from '../crypto/index.js';
 
-export const RECOVERY_OUTPUT = 1 + 64;
+export const RECOVERY_OUTPUT = 1 + 64 + 20 + 32;
+/** Offsets in an output entry. */
+export const OUTPUT_PUBLIC_KEY = 1;
+export const OUTPUT_ADDRESS = 65;
+export const OUTPUT_HASH = 85;
 
 /** Marks the thread SenderRecovery starts (this module is also imported where a thread is not one). */
 export const RECOVERY_THREAD = 'alder-sender-recovery';
@@ -140,40 +145,43 @@ export function signingHash(
 
 /** Recovers the sender of every entry of a packed batch (the thread's work, or in place without one). */
 export function recoverBatch(input: Uint8Array): Uint8Array {
-  const outputs: Array<Uint8Array | undefined> = [];
+  let count = 0;
+  for (let at = 0; at < input.length; count++) at += entrySize(rawLength(input, at), input[at + 5] as number);
+  const out = new Uint8Array(count * RECOVERY_OUTPUT);
   const sig = new Uint8Array(64);
-  for (let at = 0; at < input.length; ) {
-    const n =
-      (((input[at] as number) << 24) >>> 0) +
-      ((input[at + 1] as number) << 16) +
-      ((input[at + 2] as number) << 8) +
-      (input[at + 3] as number);
+  for (let at = 0, i = 0; at < input.length; i++) {
+    const n = rawLength(input, at);
     const recovery = input[at + 4] as number;
     const cidLength = input[at + 5] as number;
     const chainId = input.subarray(at + 6, at + 6 + cidLength);
     const raw = input.subarray(at + 6 + cidLength, at + 6 + cidLength + n);
     at += entrySize(n, cidLength);
+    const o = i * RECOVERY_OUTPUT;
+    out.set(keccak256(raw), o + OUTPUT_HASH);
     try {
       const signed = signingHash(raw, chainId);
-      if (!signed) {
-        outputs.push(undefined);
-        continue;
-      }
+      if (!signed) continue;
       sig.fill(0);
       sig.set(signed.r, 32 - signed.r.length);
       sig.set(signed.s, 64 - signed.s.length);
-      outputs.push(ecdsaRecover(sig, recovery, signed.hash));
+      const pub = ecdsaRecover(sig, recovery, signed.hash).subarray(1);
+      out[o] = 1;
+      out.set(pub, o + OUTPUT_PUBLIC_KEY);
+      out.set(keccak256(pub).subarray(12), o + OUTPUT_ADDRESS);
     } catch {
-      outputs.push(undefined);
+      // not recovered: the flag stays 0
     }
   }
-  const out = new Uint8Array(outputs.length * RECOVERY_OUTPUT);
-  outputs.forEach((pub, i) => {
-    if (!pub) return;
-    out[i * RECOVERY_OUTPUT] = 1;
-    out.set(pub.subarray(1), i * RECOVERY_OUTPUT + 1);
-  });
   return out;
+}
+
+function rawLength(input: Uint8Array, at: number): number {
+  return (
+    (((input[at] as number) << 24) >>> 0) +
+    ((input[at + 1] as number) << 16) +
+    ((input[at + 2] as number) << 8) +
+    (input[at + 3] as number)
+  );
 }
 
 const port = parentPort;

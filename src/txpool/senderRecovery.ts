@@ -2,10 +2,14 @@
  * Batched sender recovery off the main thread. `recover` queues one decoded transaction's bytes; the
  * transactions queued while the previous batch is on the recovery thread (recoveryWorker.ts) go there
  * together as one message, so under load batches grow instead of messages (each costs a thread
- * wake-up both ways) multiplying. Where handing a batch over costs the main thread more than
- * recovering it (all cores busy), batches are recovered in place; both costs are measured as it runs.
- * Each caller gets the sender's public key back, or `undefined` when it could not be recovered (the
- * caller then recovers in place with the library, which also gives the exact error).
+ * wake-up both ways) multiplying. Handing a batch over costs the main thread a few microseconds of
+ * CPU however large it is, against ~25 µs per transaction recovered in place; on a machine whose
+ * cores are all busy the hand-off's wall time includes the wake-up of the other thread (the scheduler
+ * may run it first), which is not CPU the main thread spends, so batches always go to the thread
+ * while it runs.
+ * Each caller gets the transaction's hash and the sender's public key and address back (no key when it
+ * could not be recovered: the caller then recovers in place with the library, which also gives the
+ * exact error).
  * Where the compiled worker is absent (sources run directly) the same batches run in place. The thread
  * starts on first use and does not keep the process alive.
  */
@@ -14,6 +18,9 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import {
   entrySize,
+  OUTPUT_ADDRESS,
+  OUTPUT_HASH,
+  OUTPUT_PUBLIC_KEY,
   packEntry,
   RECOVERY_OUTPUT,
   RECOVERY_THREAD,
@@ -26,12 +33,17 @@ import {
 const MAX_BATCH = 512;
 /** How long the first transaction of a batch waits for others when no batch is on the thread. */
 const GATHER_MS = 1;
-/** Every this many batches one goes the other way (thread or in place), to keep both costs current. */
-const PROBE_EVERY = 16;
-/** Weight of the newest measurement in the running per-transaction costs. */
-const COST_WEIGHT = 0.2;
 
-type Resolve = (pub: Uint8Array | undefined) => void;
+/** What the recovery thread works out for one transaction. */
+export interface Recovered {
+  /** keccak-256 of the transaction's bytes; absent when the thread was lost with the batch. */
+  hash?: Uint8Array;
+  /** The signer's 64-byte public key and address; absent when no key recovers. */
+  publicKey?: Uint8Array;
+  address?: Uint8Array;
+}
+
+type Resolve = (result: Recovered) => void;
 
 interface Batch {
   input: Uint8Array;
@@ -44,21 +56,13 @@ export class SenderRecovery {
   private queue: Batch | undefined;
   private readonly inFlight = new Map<number, Resolve[]>();
   private nextId = 1;
-  /**
-   * Milliseconds per transaction the main thread spends handing a batch to the thread, and recovering
-   * in place. A message wakes the other thread; on a machine whose cores are all busy that wake-up
-   * can cost more than the recovery itself, and then batches are recovered in place.
-   */
-  private handOffMs = 0;
-  private inPlaceMs = 0;
-  private batches = 0;
 
   /**
    * The 64-byte public key that signed the transaction encoded as `raw` (canonical, as the library
    * decoded it; not a blob transaction's network form) with recovery id `recovery`; `chainId` is the
    * chain id an EIP-155 legacy signature covers (big-endian, minimal), empty otherwise.
    */
-  recover(raw: Uint8Array, recovery: number, chainId: Uint8Array): Promise<Uint8Array | undefined> {
+  recover(raw: Uint8Array, recovery: number, chainId: Uint8Array): Promise<Recovered> {
     let q = this.queue;
     if (!q) {
       q = { input: new Uint8Array(64 * 1024), size: 0, resolves: [] };
@@ -74,7 +78,7 @@ export class SenderRecovery {
       q.input = grown;
     }
     q.size = packEntry(q.input, q.size, raw, recovery, chainId);
-    const done = new Promise<Uint8Array | undefined>((resolve) => q.resolves.push(resolve));
+    const done = new Promise<Recovered>((resolve) => q.resolves.push(resolve));
     if (q.resolves.length >= MAX_BATCH) this.flush(q);
     return done;
   }
@@ -83,20 +87,14 @@ export class SenderRecovery {
     if (this.queue !== q) return;
     this.queue = undefined;
     const input = q.input.slice(0, q.size);
-    const n = q.resolves.length;
     const worker = this.thread();
-    const probe = ++this.batches % PROBE_EVERY === 0;
-    if (!worker || this.inPlaceMs < this.handOffMs !== probe) {
-      const t = performance.now();
+    if (!worker) {
       deliver(q.resolves, recoverBatch(input));
-      this.inPlaceMs += ((performance.now() - t) / n - this.inPlaceMs) * COST_WEIGHT;
       return;
     }
     const id = this.nextId++;
     this.inFlight.set(id, q.resolves);
-    const t = performance.now();
     worker.postMessage({ id, input } satisfies RecoveryRequest, [input.buffer]);
-    this.handOffMs += ((performance.now() - t) / n - this.handOffMs) * COST_WEIGHT;
   }
 
   private thread(): Worker | undefined {
@@ -116,7 +114,8 @@ export class SenderRecovery {
       });
       const fail = () => {
         if (this.worker === worker) this.worker = null;
-        for (const resolves of this.inFlight.values()) for (const resolve of resolves) resolve(undefined);
+        // Batches on the thread when it failed are recovered here.
+        for (const resolves of this.inFlight.values()) for (const resolve of resolves) resolve(LOST);
         this.inFlight.clear();
         if (this.queue) this.flush(this.queue);
       };
@@ -134,9 +133,21 @@ export class SenderRecovery {
   }
 }
 
+/** The answer for a batch lost with its thread: nothing (the caller works it out). */
+const LOST: Recovered = {};
+
 function deliver(resolves: Resolve[], output: Uint8Array): void {
   for (let i = 0; i < resolves.length; i++) {
     const at = i * RECOVERY_OUTPUT;
-    (resolves[i] as Resolve)(output[at] === 1 ? output.slice(at + 1, at + RECOVERY_OUTPUT) : undefined);
+    const hash = output.slice(at + OUTPUT_HASH, at + RECOVERY_OUTPUT);
+    (resolves[i] as Resolve)(
+      output[at] === 1
+        ? {
+            hash,
+            publicKey: output.slice(at + OUTPUT_PUBLIC_KEY, at + OUTPUT_ADDRESS),
+            address: output.slice(at + OUTPUT_ADDRESS, at + OUTPUT_HASH),
+          }
+        : { hash },
+    );
   }
 }

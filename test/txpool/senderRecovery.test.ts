@@ -17,6 +17,9 @@ import { describe, expect, it } from 'vitest';
 import { customCrypto, ecdsaSign } from '../../src/crypto/index.js';
 import {
   entrySize,
+  OUTPUT_ADDRESS,
+  OUTPUT_HASH,
+  OUTPUT_PUBLIC_KEY,
   packEntry,
   RECOVERY_OUTPUT,
   recoverBatch,
@@ -134,11 +137,17 @@ describe('sender recovery of the intake', () => {
       at = packEntry(input, at, raw, recovery, chainId);
     }
     const out = recoverBatch(input);
+    expect(out.length).toBe(txs.length * RECOVERY_OUTPUT);
     txs.forEach((tx, i) => {
-      expect(out[i * RECOVERY_OUTPUT]).toBe(1);
-      expect(bytesToHex(out.subarray(i * RECOVERY_OUTPUT + 1, (i + 1) * RECOVERY_OUTPUT))).toBe(
+      const at = i * RECOVERY_OUTPUT;
+      expect(out[at]).toBe(1);
+      expect(bytesToHex(out.subarray(at + OUTPUT_PUBLIC_KEY, at + OUTPUT_ADDRESS))).toBe(
         bytesToHex(tx.getSenderPublicKey()),
       );
+      expect(bytesToHex(out.subarray(at + OUTPUT_ADDRESS, at + OUTPUT_HASH))).toBe(
+        tx.getSenderAddress().toString(),
+      );
+      expect(bytesToHex(out.subarray(at + OUTPUT_HASH, at + RECOVERY_OUTPUT))).toBe(bytesToHex(tx.hash()));
     });
   });
 
@@ -162,9 +171,15 @@ describe('sender recovery of the intake', () => {
         ),
       ]);
       txs.forEach((tx, i) => {
-        expect(bytesToHex(results[i] as Uint8Array)).toBe(bytesToHex(tx.getSenderPublicKey()));
+        const r = results[i];
+        expect(bytesToHex(r?.publicKey as Uint8Array)).toBe(bytesToHex(tx.getSenderPublicKey()));
+        expect(bytesToHex(r?.address as Uint8Array)).toBe(tx.getSenderAddress().toString());
+        expect(bytesToHex(r?.hash as Uint8Array)).toBe(bytesToHex(tx.hash()));
       });
-      expect(results[txs.length]).toBeUndefined();
+      const unrecoverable = results[txs.length];
+      expect(unrecoverable?.publicKey).toBeUndefined();
+      expect(unrecoverable?.address).toBeUndefined();
+      expect(unrecoverable?.hash?.length).toBe(32);
     } finally {
       await recovery.close();
     }

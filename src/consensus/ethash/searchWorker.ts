@@ -1,9 +1,11 @@
 /**
- * The nonce search of the Ethash sealer, in a worker thread: hashimoto-light costs milliseconds per
- * nonce, and on the main thread it competes with JSON-RPC and the block builder. The thread receives
- * an epoch's light cache (shared memory, not copied) and jobs; it reports a solution, and the hashes
- * it tried for the hashrate. A new job or `stop` replaces the running one between two slices.
+ * The nonce search of the Ethash sealer, in worker threads (searcher.ts starts one per core):
+ * hashimoto-light costs milliseconds per nonce, and on the main thread it competes with JSON-RPC and
+ * the block builder. A thread receives an epoch's light cache (shared memory, not copied) and jobs
+ * (each thread its own start nonce); it reports a solution, and the hashes it tried for the
+ * hashrate. A new job or `stop` replaces the running one between two slices.
  */
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { Hashimoto } from './algorithm.js';
 
@@ -24,6 +26,20 @@ export type SearchReport =
 const SLICE = 8;
 const port = parentPort;
 if (!port) throw new Error('searchWorker runs as a worker thread');
+
+/**
+ * The search runs at a lower scheduling priority than the rest of the node (on Linux the nice value
+ * is a per-thread attribute, and this sets only this thread's). A seal needs a fixed number of hashes
+ * on average whenever they are computed, so on a busy machine the search takes the CPU that request
+ * handling and block building leave rather than competing with them: blocks then carry more
+ * transactions each instead of the node taking fewer in. Where it cannot be set, nothing changes.
+ */
+const SEARCH_NICE = 10;
+try {
+  setPriority(SEARCH_NICE);
+} catch {
+  // not permitted or not supported here: the search keeps the default priority
+}
 
 const epochs = new Map<number, Hashimoto>();
 let current: Extract<SearchRequest, { kind: 'job' }> | undefined;
