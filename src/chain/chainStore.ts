@@ -324,14 +324,15 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
   /**
    * Makes `newHead` (already stored, or stored in this batch) the canonical head: rewrites the
    * canonical index and the transaction index from the common ancestor. Returns the blocks added
-   * and removed; the caller commits the batch, then calls `headCommitted`.
+   * and removed; the caller commits the batch, then calls `headCommitted`. `from` is the head the
+   * batch moves away from when it is not the committed one (earlier batches are still committing).
    */
-  setHead(batch: WriteBatch, newHead: Block): { added: Block[]; removed: Block[] } {
+  setHead(batch: WriteBatch, newHead: Block, from?: Head): { added: Block[]; removed: Block[] } {
     const added: Block[] = [newHead];
     const removed: Block[] = [];
-    let oldHead: Head | undefined;
+    let oldHead: Head | undefined = from;
     try {
-      oldHead = this.head();
+      oldHead ??= this.head();
     } catch {
       oldHead = undefined;
     }
