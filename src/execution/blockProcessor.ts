@@ -24,6 +24,7 @@ import {
 } from '@ethereumjs/util';
 import { createVM, encodeReceipt, type RunTxResult, runBlock, runTx, type VM } from '@ethereumjs/vm';
 import { AncestorHashes } from '../chain/ancestorHashes.js';
+import { transactionEncodings } from '../chain/blockEncoding.js';
 import { bytesEqual, type ChainStore } from '../chain/chainStore.js';
 import { keccak256 } from '../crypto/index.js';
 import type { WriteBatch } from '../db/database.js';
@@ -147,7 +148,7 @@ export class BlockProcessor {
     this.chain.putPreimages(batch, preimages);
     return {
       receipts: result.receipts.map((r, i) => encodeReceipt(r, block.transactions[i].type)),
-      senders: block.transactions.map((tx) => tx.getSenderAddress()),
+      senders: block.transactions.map(senderOf),
       changes,
     };
   }
@@ -493,6 +494,14 @@ async function credit(vm: VM, address: Address, amount: bigint): Promise<void> {
   await vm.evm.journal.putAccount(address, account);
 }
 
+/**
+ * The sender of an executed transaction: from its public key, which the signature check cached, hashed
+ * with the native keccak (the library's `getSenderAddress` hashes it again in JavaScript each call).
+ */
+function senderOf(tx: TypedTransaction): Address {
+  return new Address(keccak256(tx.getSenderPublicKey()).slice(12));
+}
+
 function word(n: bigint): Uint8Array {
   return setLengthLeft(bigIntToBytes(n), 32);
 }
@@ -513,9 +522,6 @@ function cleanReason(err: unknown): string {
 function withTxTrieRoot(block: Block): Block {
   if (block.transactions.length === 0) return block;
   const cache = (block as unknown as { cache: { txTrieRoot?: Uint8Array } }).cache;
-  cache.txTrieRoot ??= orderedTrieRoot(
-    block.transactions.map((tx) => tx.serialize()),
-    keccak256,
-  );
+  cache.txTrieRoot ??= orderedTrieRoot(transactionEncodings(block), keccak256);
   return block;
 }
