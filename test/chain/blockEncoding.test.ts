@@ -4,7 +4,6 @@
  * `keccak(tx.serialize())`) for every block of the rpc-compat chain (legacy to 7702, blobs,
  * withdrawals) and of Besu's hive chain (uncles and pre-London blocks).
  */
-import { join } from 'node:path';
 import { createBlockFromRLP } from '@ethereumjs/block';
 import { RLP } from '@ethereumjs/rlp';
 import { bytesToHex } from '@ethereumjs/util';
