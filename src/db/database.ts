@@ -402,13 +402,23 @@ export class Database {
     if (this.asyncFailure !== undefined) return Promise.reject(this.asyncFailure);
     if (batch.size === 0) return this.lastAsync;
     const seq = ++this.batchSeq;
-    for (const op of batch.ops) {
-      let writes = this.inFlight.get(op.store);
-      if (writes === undefined) {
-        writes = new Map();
-        this.inFlight.set(op.store, writes);
+    // The overlay's keys, kept for `settle` (computing them costs as much as the map operations).
+    const keys = new Array<string>(batch.ops.length);
+    let writes: Map<string, InFlightWrite> | undefined;
+    let store: StoreName | undefined;
+    for (let i = 0; i < batch.ops.length; i++) {
+      const op = batch.ops[i];
+      if (op.store !== store) {
+        store = op.store;
+        writes = this.inFlight.get(store);
+        if (writes === undefined) {
+          writes = new Map();
+          this.inFlight.set(store, writes);
+        }
       }
-      writes.set(keyString(op.key), { value: op.value, seq });
+      const key = keyString(op.key);
+      keys[i] = key;
+      (writes as Map<string, InFlightWrite>).set(key, { value: op.value, seq });
     }
     this.inFlightBatches++;
     const done = new Promise<void>((resolve, reject) => {
@@ -418,10 +428,10 @@ export class Database {
       () => {
         // Reads here start a new read transaction, which sees the commit.
         this.root.resetReadTxn();
-        this.settle(batch, seq);
+        this.settle(batch, seq, keys);
       },
       (err) => {
-        this.settle(batch, seq);
+        this.settle(batch, seq, keys);
         throw this.failed(err);
       },
     );
@@ -514,11 +524,17 @@ export class Database {
     return this.lastAsync;
   }
 
-  private settle(batch: WriteBatch, seq: number): void {
+  private settle(batch: WriteBatch, seq: number, keys: string[]): void {
     this.inFlightBatches--;
-    for (const op of batch.ops) {
-      const writes = this.inFlight.get(op.store);
-      const key = keyString(op.key);
+    let writes: Map<string, InFlightWrite> | undefined;
+    let store: StoreName | undefined;
+    for (let i = 0; i < batch.ops.length; i++) {
+      const op = batch.ops[i];
+      if (op.store !== store) {
+        store = op.store;
+        writes = this.inFlight.get(store);
+      }
+      const key = keys[i];
       if (writes?.get(key)?.seq === seq) writes.delete(key);
     }
   }
