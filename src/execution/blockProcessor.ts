@@ -5,9 +5,11 @@
  * database and never sees or leaves nodes in the write path's pending set.
  *
  * Block execution itself is the library's `runBlock` (DAO transition, EIP-4788 and EIP-2935 system
- * writes, transactions, withdrawals, rewards, EIP-7685 requests and every post-execution commitment).
- * The builder chooses its transactions one by one, so it runs the same steps through `startBlock` and
- * `finishBlock` here, the only copies of them in Alder.
+ * writes, transactions, withdrawals, rewards, EIP-7685 requests and every post-execution commitment),
+ * except for the plain proof-of-stake blocks `runOwn` takes (system writes, transactions and
+ * withdrawals only), which import runs through `startBlock` here with its own receipts root. The
+ * builder chooses its transactions one by one, so it runs the same steps through `startBlock` and
+ * `finishBlock`, the only copies of them in Alder.
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import { type Common, Hardfork } from '@ethereumjs/common';
