@@ -6,8 +6,13 @@
  *
  *   node bench/run.mjs [--blocks=1000] [--gas-limit=N] [--runs=3] [--seconds=4]
  *                      [--requests=20000] [--concurrency=64] [--no-peers] [--peers=ganache,hardhat,anvil] [--fresh] [--keep]
- *                      [--json=FILE] [--only=core|import|<suite>]
+ *                      [--json=FILE] [--only=core|import|<suite>] [--reads-only] [--alder-data=DIR]
+ *                      [--workloads=NAME,NAME] [--alder-bin=PATH]
  *
+ * `--reads-only` skips the import figures (the generated chain is still imported once, for the reads);
+ * `--alder-data=DIR` keeps that imported data directory and reuses it in later runs. `--workloads`
+ * keeps the read workloads whose name contains one of the given words (e.g. `eth_call,getLogs`).
+ * `--alder-bin` runs another build of the CLI (another checkout's `bin/alder`, built) in place of this one.
  * Every server binds 127.0.0.1 on a free port and runs as a child process; the load generator
  * (bench/load.mjs) is a separate process too. Everything started here is stopped by PID.
  */
@@ -77,7 +82,7 @@ const opt = parseOptions({
 
 // Benchmarked nodes run alone: no P2P listener (two would contend for port 30303).
 const alderArgs = (genesis, dataDir) => [
-  BIN,
+  typeof opt['alder-bin'] === 'string' ? resolve(opt['alder-bin']) : BIN,
   `--genesis-file=${genesis}`,
   `--data-path=${dataDir}`,
   '--p2p-enabled=false',
@@ -255,6 +260,13 @@ function workloads({ blocks, accounts, token }) {
   ];
 }
 
+/** The workloads `--workloads` names (all when not given). */
+function selected(wls) {
+  if (typeof opt.workloads !== 'string') return wls;
+  const words = opt.workloads.split(',').filter((w) => w !== '');
+  return wls.filter((w) => words.some((word) => w.name.includes(word)));
+}
+
 /** One bounded load run; `cpuUs` is the server's CPU time per answered request, in microseconds. */
 async function load(url, bodies, { requests, seconds }, work, pid) {
   const spec = join(work, `load-${process.hrtime.bigint()}.json`);
@@ -396,6 +408,7 @@ function reportImports(say, report, gen, stats, imports, genImport) {
       `built with @ethereumjs/vm buildBlock in ${fmt(gen.seconds, 1)} s${gen.cached ? ' (earlier run, reused from cache)' : ''}.`,
   );
   say();
+  if (imports.length === 0) return;
   say('## Block import (`alder blocks import --skip-pow-validation-enabled` into a fresh data directory)');
   say();
   say(
@@ -437,7 +450,7 @@ function reportImports(say, report, gen, stats, imports, genImport) {
       "CPU s: the command's CPU time (user + system, every thread); CPU Mgas/s over it less an empty import's.",
   );
   say(
-    `No npm peer imports RLP blocks: Alder only. Generated head hash ${genImport.headOk ? 'matches' : 'DOES NOT MATCH'} the generator's.`,
+    `No npm peer imports RLP blocks: Alder only. Generated head hash ${genImport?.headOk ? 'matches' : 'DOES NOT MATCH'} the generator's.`,
   );
   say();
 }
@@ -476,7 +489,8 @@ async function core({ importOnly = false } = {}) {
 
     // 2. Block import
     const imports = [];
-    if (existsSync(join(RPC_COMPAT, 'chain.rlp'))) {
+    const readsOnly = opt['reads-only'] === true;
+    if (!readsOnly && existsSync(join(RPC_COMPAT, 'chain.rlp'))) {
       log('import: rpc-compat chain');
       imports.push(
         await measureImport(
@@ -488,12 +502,20 @@ async function core({ importOnly = false } = {}) {
         ),
       );
     }
-    log('import: generated chain');
-    const alderData = join(work, 'alder-generated');
-    const genImport = await measureImport('generated', gen.genesisPath, gen.chainPath, 1, work, alderData);
-    const headLine = /head is block (\d+) (0x[0-9a-f]{64})/.exec(genImport.output);
-    genImport.headOk = headLine !== null && headLine[2] === gen.headHash;
-    imports.push(genImport);
+    const alderData =
+      typeof opt['alder-data'] === 'string' ? resolve(opt['alder-data']) : join(work, 'alder-generated');
+    const reuse = typeof opt['alder-data'] === 'string' && existsSync(join(alderData, 'imported-head'));
+    let genImport;
+    if (reuse) log(`import: reusing ${alderData}`);
+    else {
+      log('import: generated chain');
+      rmSync(alderData, { recursive: true, force: true });
+      genImport = await measureImport('generated', gen.genesisPath, gen.chainPath, 1, work, alderData);
+      const headLine = /head is block (\d+) (0x[0-9a-f]{64})/.exec(genImport.output);
+      genImport.headOk = headLine !== null && headLine[2] === gen.headHash;
+      if (genImport.headOk) writeFileSync(join(alderData, 'imported-head'), `${gen.headHash}\n`);
+      if (!readsOnly) imports.push(genImport);
+    }
     report.imports = imports;
     if (importOnly) {
       reportImports(say, report, gen, chainStats(gen.chainPath), imports, genImport);
@@ -536,7 +558,7 @@ async function core({ importOnly = false } = {}) {
           .filter((w) => w.perBlock)
           .map((w) => ({ ...w, name: w.name.replace(/\)$/, `, all ${stats.blocks} blocks)`) })),
       ];
-      reads.alder = await measureReads('alder', url, wls, work, proc.pid);
+      reads.alder = await measureReads('alder', url, selected(wls), work, proc.pid);
       const loaded = memory(proc.pid);
       mem.alder = {
         idle: idle.rss,
@@ -564,7 +586,7 @@ async function core({ importOnly = false } = {}) {
           const chain = await fillPeer(peer.url, { automineOff: peer.automineOff, txsPerBlock });
           await new Promise((r) => setTimeout(r, 1000));
           const idle = memory(peer.proc.pid);
-          reads[name] = await measureReads(name, peer.url, workloads(chain), work, peer.proc.pid);
+          reads[name] = await measureReads(name, peer.url, selected(workloads(chain)), work, peer.proc.pid);
           const loaded = memory(peer.proc.pid);
           mem[name] = {
             idle: idle.rss,

@@ -57,6 +57,8 @@ export class CallState implements StateManagerInterface {
   private readonly journal: Array<() => void> = [];
   private readonly marks: number[] = [];
   private codeless: CodelessSender | undefined;
+  /** `originalStorageCache` reads the snapshot's values (`meterAgainstSnapshot`) until `reset()`. */
+  private meteredAgainstSnapshot = false;
 
   originalStorageCache: OriginalStorageCache;
 
@@ -66,16 +68,21 @@ export class CallState implements StateManagerInterface {
 
   /** Forgets every write, override and checkpoint: the state is the snapshot's again. */
   reset(): void {
-    this.accounts.clear();
-    this.code.clear();
-    this.storage.clear();
-    this.tries.clear();
-    this.ownRoots.clear();
+    // Most calls write nothing here (the interpreter keeps its writes to itself): clearing an empty
+    // map would still allocate a fresh table.
+    if (this.accounts.size > 0) this.accounts.clear();
+    if (this.code.size > 0) this.code.clear();
+    if (this.storage.size > 0) this.storage.clear();
+    if (this.tries.size > 0) this.tries.clear();
+    if (this.ownRoots.size > 0) this.ownRoots.clear();
     this.scratch = undefined;
     this.journal.length = 0;
     this.marks.length = 0;
     this.codeless = undefined;
-    this.originalStorageCache = new OriginalStorageCache(this.getStorage.bind(this));
+    if (this.meteredAgainstSnapshot) {
+      this.meteredAgainstSnapshot = false;
+      this.originalStorageCache = new OriginalStorageCache(this.getStorage.bind(this));
+    } else this.originalStorageCache.clear();
   }
 
   /**
@@ -84,6 +91,7 @@ export class CallState implements StateManagerInterface {
    * call wrote is already dirty. Lasts until `reset()`.
    */
   meterAgainstSnapshot(): void {
+    this.meteredAgainstSnapshot = true;
     this.originalStorageCache = new OriginalStorageCache(async (address, slot) => {
       const account = this.snapshot.accountSync(bytesToHexKey(address.bytes), address.bytes);
       return account ? this.snapshot.storageSync(account.storageRoot, slot) : EMPTY;

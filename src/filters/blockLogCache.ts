@@ -26,6 +26,35 @@ export interface LogEntry {
   removed: boolean;
 }
 
+/**
+ * The one constructor of `LogEntry` (every entry has the same shape, so the code reading entries stays
+ * monomorphic). `logIndex` counts across the whole block.
+ */
+export function logEntry(
+  address: Uint8Array,
+  topics: Uint8Array[],
+  data: Uint8Array,
+  header: BlockHeader,
+  blockHash: Uint8Array,
+  transactionHash: Uint8Array,
+  transactionIndex: number,
+  logIndex: number,
+  removed: boolean,
+): LogEntry {
+  return {
+    address,
+    topics,
+    data,
+    blockNumber: header.number,
+    blockHash,
+    blockTimestamp: header.timestamp,
+    transactionHash,
+    transactionIndex,
+    logIndex,
+    removed,
+  };
+}
+
 /** Logs held across all cached blocks (a block without logs counts as one). */
 export const DEFAULT_MAX_CACHED_LOGS = 32_768;
 /** Canonical blocks whose hash and bloom are kept in memory (slot = number mod this; ~2.3 MiB). */
@@ -112,18 +141,7 @@ export class BlockLogCache {
         continue;
       }
       for (const [address, topics, data] of logs) {
-        entries.push({
-          address,
-          topics,
-          data,
-          blockNumber: header.number,
-          blockHash: hash,
-          blockTimestamp: header.timestamp,
-          transactionHash,
-          transactionIndex: t,
-          logIndex: logIndex++,
-          removed: false,
-        });
+        entries.push(logEntry(address, topics, data, header, hash, transactionHash, t, logIndex++, false));
         addressKeys.push(byteKey(address));
         topicKeys.push(topics.map(byteKey));
       }

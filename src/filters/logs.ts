@@ -6,7 +6,7 @@ import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { ChainStore } from '../chain/chainStore.js';
 import type { StoredReceipt } from '../chain/receipts.js';
 import { keccak256 } from '../crypto/index.js';
-import { type BlockLogCache, type BlockLogList, byteKey, type LogEntry } from './blockLogCache.js';
+import { type BlockLogCache, type BlockLogList, byteKey, type LogEntry, logEntry } from './blockLogCache.js';
 
 export interface LogQuery {
   /** Matching addresses; empty matches any address. */
@@ -35,8 +35,7 @@ export interface CompiledLogQuery {
 const bloomBitsCache = new Map<string, BloomBits>();
 const BLOOM_BITS_CACHE_ENTRIES = 10_000;
 
-function bloomBits(value: Uint8Array): BloomBits {
-  const k = key(value);
+function bloomBits(value: Uint8Array, k: string = key(value)): BloomBits {
   const hit = bloomBitsCache.get(k);
   if (hit) return hit;
   const bits = computeBloomBits(value);
@@ -62,8 +61,9 @@ export function compileLogQuery(query: LogQuery): CompiledLogQuery {
   const bloomGroups: BloomBits[][] = [];
   let addressKeys: Set<string> | undefined;
   if (query.addresses.length > 0) {
-    addressKeys = new Set(query.addresses.map(key));
-    bloomGroups.push(query.addresses.map(bloomBits));
+    const keys = query.addresses.map(key);
+    addressKeys = new Set(keys);
+    bloomGroups.push(query.addresses.map((a, i) => bloomBits(a, keys[i])));
   }
   const topicKeys: (Set<string> | undefined)[] = [];
   for (const alternatives of query.topics) {
@@ -71,8 +71,9 @@ export function compileLogQuery(query: LogQuery): CompiledLogQuery {
       topicKeys.push(undefined);
       continue;
     }
-    topicKeys.push(new Set(alternatives.map(key)));
-    bloomGroups.push(alternatives.map(bloomBits));
+    const keys = alternatives.map(key);
+    topicKeys.push(new Set(keys));
+    bloomGroups.push(alternatives.map((t, i) => bloomBits(t, keys[i])));
   }
   return { query, addressKeys, topicKeys, bloomGroups };
 }
@@ -175,18 +176,7 @@ export function blockLogs(
         : (chain.getTxHashes(hash) ?? []);
       const txHash = txHashes[t];
       if (!txHash) continue;
-      out.push({
-        address,
-        topics,
-        data,
-        blockNumber: header.number,
-        blockHash: hash,
-        blockTimestamp: header.timestamp,
-        transactionHash: txHash,
-        transactionIndex: t,
-        logIndex,
-        removed: opts.removed ?? false,
-      });
+      out.push(logEntry(address, topics, data, header, hash, txHash, t, logIndex, opts.removed ?? false));
     }
   }
   return out;

@@ -28,7 +28,7 @@ import {
 import { exceedsJsonLimits } from './jsonLimits.js';
 import { isKnownMethodName } from './method-names.js';
 import type { ApiGroup, AuthenticatedUser, MethodContext, RpcMethod } from './methods/types.js';
-import { RawJson } from './rawJson.js';
+import { isAscii, RawJson } from './rawJson.js';
 import type { Services } from './services.js';
 import { HOLD_CHARS, StreamingResult, type StreamWrite } from './streaming.js';
 
@@ -50,6 +50,8 @@ export interface DispatchResult {
   status: number;
   body: string | undefined;
   bareBody?: boolean;
+  /** `body` holds only ASCII characters (its length is its byte length). */
+  ascii?: boolean;
   /**
    * A batch answered piece by piece (only when the caller asked for streaming): `write` receives the
    * answer's text in order; awaiting what it returns is the caller's back-pressure. Set instead of
@@ -143,8 +145,13 @@ class StreamAnswer {
   }
 }
 
+/** A success whose whole text is known to be ASCII (see `RawJson.ascii`). */
+class AsciiAnswer {
+  constructor(readonly text: string) {}
+}
+
 /** What one request produces: a success text, an error, a streamed success, or nothing (notification). */
-type Answer = string | ErrorAnswer | StreamAnswer | undefined;
+type Answer = string | AsciiAnswer | ErrorAnswer | StreamAnswer | undefined;
 
 const HEAD = '{"jsonrpc":"2.0","id":';
 const ID_NULL_HEAD = '{"jsonrpc":"2.0","id":null,"error":';
@@ -258,9 +265,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
 
   function finishResult(idJson: string, result: unknown, name: string): Answer {
     if (result instanceof StreamingResult) return new StreamAnswer(idJson, result, name);
+    if (result instanceof RawJson) {
+      const text = `${HEAD}${idJson},"result":${result.json}}`;
+      return result.ascii && isAscii(idJson) ? new AsciiAnswer(text) : text;
+    }
     let json: string | undefined;
     try {
-      json = result instanceof RawJson ? result.json : JSON.stringify(result);
+      json = JSON.stringify(result);
     } catch (err) {
       logInternalError(err, name);
       return errorAnswer(idJson, INTERNAL_ERROR);
@@ -369,6 +380,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       if (stream === true) return { status: 200, body: undefined, stream: (write) => answer.writeTo(write) };
       return answer.collect().then((body) => ({ status: 200, body }));
     }
+    if (answer instanceof AsciiAnswer) return { status: 200, body: answer.text, ascii: true };
     return { status: statusOf(answer), body: typeof answer === 'string' ? answer : answer.text };
   }
 

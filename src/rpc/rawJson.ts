@@ -3,12 +3,25 @@
  * the dispatcher splices the text into the envelope instead of serialising an object again.
  */
 export class RawJson {
-  constructor(readonly json: string) {}
+  /**
+   * `ascii`: the text holds only ASCII characters (as serialised hex data always does), so its length
+   * is its UTF-8 byte length and a server may write it without encoding it. False when not known.
+   */
+  constructor(
+    readonly json: string,
+    readonly ascii = false,
+  ) {}
 
   /** Anything else that serialises it (a nested value, another transport) gets the same JSON. */
   toJSON(): unknown {
     return JSON.parse(this.json);
   }
+}
+
+/** Whether every character of `text` is ASCII (below U+0080). */
+export function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
 }
 
 /**
@@ -43,7 +56,9 @@ export class ResponseCache {
 
   /** Serialises `value`, keeps the text when it fits, and returns it. */
   put(key: string, value: unknown): RawJson {
-    const raw = new RawJson(JSON.stringify(value) ?? 'null');
+    const text = JSON.stringify(value) ?? 'null';
+    // Checked once here, the text's every later answer is written without re-encoding it.
+    const raw = new RawJson(text, isAscii(text));
     const length = raw.json.length;
     if (length > this.maxChars / 8) return raw;
     const old = this.entries.get(key);

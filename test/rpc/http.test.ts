@@ -1,5 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RpcMethod } from '../../src/rpc/methods/types.js';
+import { RawJson } from '../../src/rpc/rawJson.js';
 import { type HttpAuthHook, type RunningHttpServer, startHttpServer } from '../../src/rpc/server/http.js';
 import { raw, services, testDispatcher } from './helpers.js';
 
@@ -405,6 +407,62 @@ describe('HTTP server: connections and pretty JSON', () => {
       expect(r.body).toBe(
         '{\n  "jsonrpc" : "2.0",\n  "id" : 1,\n  "result" : [ {\n    "a" : [ 1, {\n      "b" : 2\n    } ]\n  }, [ ] ]\n}',
       );
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('HTTP server: answers of known ASCII text', () => {
+  // Handlers answering with text marked ASCII (as the block and log caches do) and with text that
+  // only claims nothing: the bytes on the wire and Content-Length must be the UTF-8 ones either way.
+  const methods: RpcMethod[] = [
+    { name: 'eth_ascii', group: 'ETH', handler: () => new RawJson('["0x01","0xabcdef"]', true) },
+    { name: 'eth_text', group: 'ETH', handler: () => new RawJson('["caf\u00e9 \u20ac"]') },
+  ];
+
+  /** The raw answer bytes of one request (head and body), read until the server closes. */
+  function exchange(port: number, body: string): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      const parts: Buffer[] = [];
+      const payload = Buffer.from(body);
+      socket.on('connect', () => {
+        socket.write(
+          `POST / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: ${payload.length}\r\n\r\n`,
+        );
+        socket.write(payload);
+      });
+      socket.on('data', (d) => parts.push(d));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(parts)));
+    });
+  }
+
+  function split(answer: Buffer): { length: number; body: Buffer } {
+    const end = answer.indexOf('\r\n\r\n');
+    const head = answer.subarray(0, end).toString('latin1');
+    const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1]);
+    return { length, body: answer.subarray(end + 4) };
+  }
+
+  it('writes ASCII answers and non-ASCII ids and results as UTF-8 with their byte length', async () => {
+    const server = await start({ dispatcher: testDispatcher({ methods }) });
+    try {
+      const cases: Array<[string, string]> = [
+        ['{"id":1,"method":"eth_ascii"}', '{"jsonrpc":"2.0","id":1,"result":["0x01","0xabcdef"]}'],
+        [
+          '{"id":"\u00fc\u20ac\ud83d\ude00","method":"eth_ascii"}',
+          '{"jsonrpc":"2.0","id":"\u00fc\u20ac\ud83d\ude00","result":["0x01","0xabcdef"]}',
+        ],
+        ['{"id":2,"method":"eth_text"}', '{"jsonrpc":"2.0","id":2,"result":["caf\u00e9 \u20ac"]}'],
+      ];
+      for (const [request, expected] of cases) {
+        const { length, body } = split(await exchange(server.port, request));
+        expect(body.toString('utf8')).toBe(expected);
+        expect(length).toBe(Buffer.byteLength(expected));
+        expect(body.length).toBe(length);
+      }
     } finally {
       await server.close();
     }

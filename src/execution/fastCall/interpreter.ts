@@ -188,6 +188,10 @@ function addressKey(x: bigint): string {
 }
 
 function wordOf(bytes: Uint8Array, start: number): bigint {
+  if (start + 32 <= bytes.length) {
+    // A whole word: the native hex encoder builds the digits at once.
+    return BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset + start, 32).toString('hex')}`);
+  }
   let s = '0x';
   for (let i = 0; i < 32; i++) {
     const b = bytes[start + i] ?? 0;

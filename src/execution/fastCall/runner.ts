@@ -109,19 +109,67 @@ export interface FastContext {
   blockHash(number: bigint): Uint8Array | undefined;
 }
 
+/** What the code sees of a block, converted once per block rather than call after call. */
+interface BlockValues {
+  coinbaseBytes: Uint8Array;
+  coinbaseKey: string;
+  coinbase: bigint;
+  prevRandao: boolean;
+  random: bigint;
+  blobBaseFee: bigint;
+  common: Common;
+  chainId: bigint;
+  warmCoinbase: boolean;
+}
+
+const blockValuesOf = new WeakMap<BlockHeader, BlockValues>();
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function blockValues(ctx: FastContext): BlockValues {
+  const { header, rules, evm } = ctx;
+  const hit = blockValuesOf.get(header);
+  if (
+    hit !== undefined &&
+    hit.common === evm.common &&
+    hit.prevRandao === rules.prevRandao &&
+    sameBytes(hit.coinbaseBytes, ctx.coinbase)
+  )
+    return hit;
+  const coinbaseKey = bytesToHexKey(ctx.coinbase);
+  const values: BlockValues = {
+    coinbaseBytes: ctx.coinbase,
+    coinbaseKey,
+    coinbase: BigInt(`0x${coinbaseKey}`),
+    prevRandao: rules.prevRandao,
+    random: rules.prevRandao ? bytesToBigInt(header.prevRandao) : header.difficulty,
+    blobBaseFee: header.excessBlobGas !== undefined ? header.getBlobGasPrice() : 0n,
+    common: evm.common,
+    chainId: evm.common.chainId(),
+    warmCoinbase: evm.common.isActivatedEIP(3651),
+  };
+  blockValuesOf.set(header, values);
+  return values;
+}
+
 export function runFastCall(ctx: FastContext, tx: FastTx, reportAccessList = false): FastResult {
   const { rules, evm, header } = ctx;
   if (tx.gasLimit > 1n << 40n) throw new Fallback('gas limit beyond the interpreter range');
   if (rules.floor && tx.gasLimit < tx.floor) throw new Fallback('below the calldata floor');
-  const world = new CallWorld(ctx.state);
+  const block = blockValues(ctx);
+  const precompiles = evm.precompiles;
+  const world = new CallWorld(ctx.state, precompiles);
   const from = bytesToHexKey(tx.from);
   const to = bytesToHexKey(tx.to);
-  const precompiles = evm.precompiles;
 
-  for (const key of precompiles.keys()) world.warmAddress(key);
   world.warmAddress(from);
   world.warmAddress(to);
-  if (evm.common.isActivatedEIP(3651)) world.warmAddress(bytesToHexKey(ctx.coinbase));
+  if (block.warmCoinbase) world.warmAddress(block.coinbaseKey);
   if (reportAccessList) world.accessList = new Map();
   for (const [address, keys] of tx.accessList) {
     const a = bytesToHexKey(address);
@@ -164,16 +212,16 @@ export function runFastCall(ctx: FastContext, tx: FastTx, reportAccessList = fal
     valid: rules.valid,
     fee: rules.fee,
     sstoreClearRefund: rules.sstoreClearRefund,
-    origin: bytesToBigInt(tx.from),
+    origin: BigInt(`0x${from}`),
     gasPrice,
-    coinbase: bytesToBigInt(ctx.coinbase),
+    coinbase: block.coinbase,
     timestamp: header.timestamp,
     number: header.number,
-    prevRandao: rules.prevRandao ? bytesToBigInt(header.prevRandao) : header.difficulty,
+    prevRandao: block.random,
     blockGasLimit: header.gasLimit,
-    chainId: evm.common.chainId(),
+    chainId: block.chainId,
     baseFee,
-    blobBaseFee: header.excessBlobGas !== undefined ? header.getBlobGasPrice() : 0n,
+    blobBaseFee: block.blobBaseFee,
     blobHashes: [],
     delegation: rules.delegation,
     blockHash: (n) => {

@@ -66,7 +66,14 @@ export class CallWorld {
    */
   touched: Set<string> | undefined;
 
-  constructor(private readonly base: WorldBase) {}
+  /**
+   * `alwaysWarm`: addresses warm for the whole transaction that are not worth copying into the warm
+   * set call after call (a fork's precompiles); they behave as if passed to `warmAddress`.
+   */
+  constructor(
+    private readonly base: WorldBase,
+    private readonly alwaysWarm?: { has(key: string): boolean },
+  ) {}
 
   checkpoint(): number {
     return this.journal.length;
@@ -230,7 +237,7 @@ export class CallWorld {
 
   /** Marks the address warm; true when it already was (EIP-2929). */
   touchAddress(key: string): boolean {
-    if (this.warmAddresses.has(key)) return true;
+    if (this.warmAddresses.has(key) || this.alwaysWarm?.has(key) === true) return true;
     this.warmAddresses.add(key);
     if (this.accessList !== undefined && !this.accessList.has(key)) this.accessList.set(key, new Set());
     const set = this.warmAddresses;

@@ -3,7 +3,7 @@
  * with another member order; see receipt.ts.
  */
 import type { LogEntry } from '../../filters/logs.js';
-import { RawJson } from '../rawJson.js';
+import { isAscii, RawJson } from '../rawJson.js';
 import { bytes, quantity } from './hex.js';
 
 export type LogJson = Record<string, unknown>;
@@ -66,21 +66,37 @@ export { topicsJson };
  */
 export class LogJsonCache {
   private readonly texts = new WeakMap<LogEntry, string>();
+  /**
+   * Every text made so far is ASCII (log members are hex strings and booleans, so this stays true; it
+   * is checked as each text is made, and one exception turns it off for good).
+   */
+  private allAscii = true;
+
+  /** Whether every text this cache has made is ASCII: then so is any array of them. */
+  get ascii(): boolean {
+    return this.allAscii;
+  }
 
   /** The logs as a JSON array: each non-removed log's text from the cache, formatted on a miss. */
   answer(entries: readonly LogEntry[]): RawJson {
-    if (entries.length === 0) return new RawJson('[]');
-    return new RawJson(`[${this.piece(entries, true)}]`);
+    if (entries.length === 0) return new RawJson('[]', true);
+    const json = `[${this.piece(entries, true)}]`;
+    return new RawJson(json, this.allAscii);
   }
 
   /** One log's JSON text. */
   text(e: LogEntry): string {
-    if (e.removed) return JSON.stringify(formatLog(e));
+    if (e.removed) return this.made(JSON.stringify(formatLog(e)));
     let text = this.texts.get(e);
     if (text === undefined) {
-      text = JSON.stringify(formatLog(e));
+      text = this.made(JSON.stringify(formatLog(e)));
       this.texts.set(e, text);
     }
+    return text;
+  }
+
+  private made(text: string): string {
+    if (this.allAscii && !isAscii(text)) this.allAscii = false;
     return text;
   }
 

@@ -118,6 +118,13 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       return { status: result.status, body: '', headers, stream: result.stream };
     let text = result.body ?? '';
     if (pretty && text !== '') text = prettyJson(JSON.parse(text));
+    else if (result.ascii === true)
+      return {
+        status: result.status,
+        body: text,
+        headers: result.bareBody ? bareOf(headers) : headers,
+        ascii: true,
+      };
     return answer(result.status, text, result.bareBody ? bareOf(headers) : headers);
   }
 

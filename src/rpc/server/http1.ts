@@ -40,6 +40,11 @@ export interface Http1Response {
   headers: readonly string[];
   body: string;
   /**
+   * `body` holds only ASCII characters: its length is its byte length, and it is written as it is
+   * stored instead of being encoded to UTF-8 (the bytes are the same).
+   */
+  ascii?: boolean;
+  /**
    * The body produced piece by piece (sent chunked, `body` ignored): `write` returns a promise when the
    * client is behind and the producer should wait for it. HTTP/1.0 and HEAD get it gathered instead.
    */
@@ -97,15 +102,20 @@ class SlotLimiter {
     private readonly maxQueued: number,
   ) {}
 
-  /** `true`: a slot is held now; `false`: `granted` runs when one frees; `undefined`: queue full. */
-  acquire(granted: () => void): boolean | undefined {
+  /** Takes a free slot; false when none is free (then `enqueue`). */
+  tryAcquire(): boolean {
     if (this.max <= 0 || this.active < this.max) {
       this.active++;
       return true;
     }
-    if (this.waiting.length >= this.maxQueued) return undefined;
-    this.waiting.push(granted);
     return false;
+  }
+
+  /** Waits for a slot: `granted` runs when one frees. False when the queue is full. */
+  enqueue(granted: () => void): boolean {
+    if (this.waiting.length >= this.maxQueued) return false;
+    this.waiting.push(granted);
+    return true;
   }
 
   /** Gives a held slot back (straight to the first waiter, if any). */
@@ -168,6 +178,8 @@ export const PAYLOAD_TOO_LARGE: Http1Response = {
 
 /** Header lists are mostly the same few arrays, built once by the caller: render each once. */
 const renderedHeaders = new WeakMap<readonly string[], string>();
+/** The rendered header lists that hold a character beyond ASCII (an echoed request header may). */
+const nonAsciiHeaders = new WeakSet<readonly string[]>();
 
 function headerLines(h: readonly string[]): string {
   let out = renderedHeaders.get(h);
@@ -175,8 +187,27 @@ function headerLines(h: readonly string[]): string {
     out = '';
     for (let i = 0; i < h.length; i += 2) out += `${h[i]}: ${h[i + 1]}\r\n`;
     renderedHeaders.set(h, out);
+    for (let i = 0; i < out.length; i++) {
+      if (out.charCodeAt(i) > 0x7f) {
+        nonAsciiHeaders.add(h);
+        break;
+      }
+    }
   }
   return out;
+}
+
+/** Status lines with the standard reason phrase, by status (built on first use). */
+const statusLines: string[] = [];
+
+function statusLine(res: Http1Response): string {
+  if (res.statusMessage !== undefined) return `HTTP/1.1 ${res.status} ${res.statusMessage}\r\n`;
+  let line = statusLines[res.status];
+  if (line === undefined) {
+    line = `HTTP/1.1 ${res.status} ${STATUS_CODES[res.status] ?? ''}\r\n`;
+    statusLines[res.status] = line;
+  }
+  return line;
 }
 
 class ProtocolError extends Error {
@@ -195,18 +226,48 @@ interface Parsed {
   expectContinue: boolean;
 }
 
+const NO_BODY: BodyFraming = { kind: 'none' };
+const CHUNKED: BodyFraming = { kind: 'chunked' };
+
+/** A method token as accepted here: one or more upper-case ASCII letters. */
+function isMethodToken(s: string): boolean {
+  if (s.length === 0) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x41 || c > 0x5a) return false;
+  }
+  return true;
+}
+
+/** A Content-Length value: 1 to 15 ASCII digits. */
+function isLengthDigits(s: string): boolean {
+  if (s.length === 0 || s.length > 15) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
+}
+
+/**
+ * Parses a request head (request line and header lines, without the blank line that ends it). Lines
+ * end at CRLF only; it walks the text with `indexOf` instead of splitting it, and leaves the regular
+ * expressions to the rare shapes (absolute-form targets, Connection header lists).
+ */
 function parseHead(text: string): Parsed {
-  const lines = text.split('\r\n');
-  const requestLine = lines[0] as string;
-  const sp1 = requestLine.indexOf(' ');
-  const sp2 = requestLine.lastIndexOf(' ');
-  if (sp1 <= 0 || sp2 <= sp1) throw new ProtocolError(BAD_REQUEST);
-  const method = requestLine.slice(0, sp1);
-  let url = requestLine.slice(sp1 + 1, sp2);
-  const version = requestLine.slice(sp2 + 1);
-  if (version !== 'HTTP/1.1' && version !== 'HTTP/1.0') throw new ProtocolError(BAD_REQUEST);
-  if (!/^[A-Z]+$/.test(method) || url === '' || url.includes(' ')) throw new ProtocolError(BAD_REQUEST);
-  if (!url.startsWith('/')) {
+  const n = text.length;
+  let lineEnd = text.indexOf('\r\n');
+  if (lineEnd < 0) lineEnd = n;
+  const sp1 = text.indexOf(' ');
+  const sp2 = lineEnd === 0 ? -1 : text.lastIndexOf(' ', lineEnd - 1);
+  if (sp1 <= 0 || sp1 >= lineEnd || sp2 <= sp1) throw new ProtocolError(BAD_REQUEST);
+  const method = text.slice(0, sp1);
+  let url = text.slice(sp1 + 1, sp2);
+  const version = text.slice(sp2 + 1, lineEnd);
+  const http11 = version === 'HTTP/1.1';
+  if (!http11 && version !== 'HTTP/1.0') throw new ProtocolError(BAD_REQUEST);
+  if (!isMethodToken(method) || url === '' || url.includes(' ')) throw new ProtocolError(BAD_REQUEST);
+  if (url.charCodeAt(0) !== 0x2f) {
     // absolute-form (`http://host/path`), sent through proxies
     const m = /^https?:\/\/[^/?#]*(.*)$/i.exec(url);
     if (!m) {
@@ -215,44 +276,50 @@ function parseHead(text: string): Parsed {
   }
 
   const headers: Record<string, string> = {};
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i] as string;
-    const colon = line.indexOf(':');
-    if (colon <= 0 || line.charCodeAt(0) === 0x20 || line.charCodeAt(0) === 0x09)
-      throw new ProtocolError(BAD_REQUEST);
-    const name = line.slice(0, colon).toLowerCase();
+  let at = lineEnd + 2;
+  while (lineEnd < n) {
+    let end = text.indexOf('\r\n', at);
+    if (end < 0) end = n;
+    const colon = text.indexOf(':', at);
+    const first = text.charCodeAt(at);
+    if (colon <= at || colon >= end || first === 0x20 || first === 0x09) throw new ProtocolError(BAD_REQUEST);
+    const name = text.slice(at, colon).toLowerCase();
     if (name.includes(' ') || name.includes('\t')) throw new ProtocolError(BAD_REQUEST);
-    const value = line.slice(colon + 1).trim();
+    const value = text.slice(colon + 1, end).trim();
     const prev = headers[name];
     if (prev === undefined) headers[name] = value;
     else if (name === 'content-length') {
       if (prev !== value) throw new ProtocolError(BAD_REQUEST);
     } else if (name !== 'host') headers[name] = `${prev}, ${value}`;
+    lineEnd = end;
+    at = end + 2;
   }
-  if (version === 'HTTP/1.1' && headers.host === undefined) throw new ProtocolError(BAD_REQUEST);
+  if (http11 && headers.host === undefined) throw new ProtocolError(BAD_REQUEST);
 
-  let framing: BodyFraming = { kind: 'none' };
+  let framing = NO_BODY;
   const te = headers['transfer-encoding'];
   const cl = headers['content-length'];
   if (te !== undefined) {
     if (cl !== undefined || te.toLowerCase() !== 'chunked') throw new ProtocolError(BAD_REQUEST);
-    framing = { kind: 'chunked' };
+    framing = CHUNKED;
   } else if (cl !== undefined) {
-    if (!/^\d{1,15}$/.test(cl)) throw new ProtocolError(BAD_REQUEST);
+    if (!isLengthDigits(cl)) throw new ProtocolError(BAD_REQUEST);
     const length = Number(cl);
     if (length > 0) framing = { kind: 'length', length };
   }
 
-  const connection = headers.connection?.toLowerCase() ?? '';
-  const keepAlive =
-    version === 'HTTP/1.1'
-      ? !/(^|,)\s*close\s*(,|$)/.test(connection)
-      : /(^|,)\s*keep-alive\s*(,|$)/.test(connection);
-  const expectContinue = version === 'HTTP/1.1' && headers.expect?.toLowerCase() === '100-continue';
+  const connection = headers.connection;
+  let keepAlive = http11;
+  if (connection !== undefined) {
+    const c = connection.toLowerCase();
+    keepAlive = http11 ? !/(^|,)\s*close\s*(,|$)/.test(c) : /(^|,)\s*keep-alive\s*(,|$)/.test(c);
+  }
+  const expect = headers.expect;
+  const expectContinue = http11 && expect !== undefined && expect.toLowerCase() === '100-continue';
   return {
     req: { method, url, headers },
     keepAlive,
-    http10: version === 'HTTP/1.0',
+    http10: !http11,
     framing,
     expectContinue,
   };
@@ -361,8 +428,6 @@ class Connection {
   private onData(chunk: Buffer): void {
     if (this.closed) return;
     this.buf = this.buf === undefined || this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
-    if (this.current === undefined && this.deadlineAt === 0 && !this.busy)
-      this.setDeadline(this.opts.headerTimeoutMs ?? DEFAULT_HEADER_TIMEOUT_MS);
     if (this.busy) {
       // Pipelined requests wait; do not read without bound while one is being answered.
       if (!this.paused && this.buf.length > MAX_HEADER_BYTES + this.opts.maxBodyBytes) {
@@ -372,6 +437,17 @@ class Connection {
       return;
     }
     this.process();
+    // The head of a request that is still arriving must be complete within the header timeout of its
+    // first bytes; a request read whole in this turn never arms it.
+    if (
+      !this.busy &&
+      !this.closed &&
+      this.current === undefined &&
+      this.deadlineAt === 0 &&
+      this.buf !== undefined &&
+      this.buf.length > 0
+    )
+      this.setDeadline(this.opts.headerTimeoutMs ?? DEFAULT_HEADER_TIMEOUT_MS);
   }
 
   private process(): void {
@@ -415,13 +491,17 @@ class Connection {
     this.clearDeadline();
     this.buf = buf.subarray(end + 4);
     this.current = parsed;
-    this.chunks = [];
+    if (this.chunks.length > 0) this.chunks = [];
     this.bodySize = 0;
     this.chunkLeft = -1;
     this.chunkedDone = false;
     this.skipping = undefined;
 
     // Only now does the connection compete for a slot; beyond the limit it waits its turn.
+    if (this.slots.tryAcquire()) {
+      this.holdsSlot = true;
+      return this.afterHead(parsed);
+    }
     const grant = (): void => {
       this.queued = undefined;
       this.holdsSlot = true;
@@ -432,18 +512,13 @@ class Connection {
       this.busy = false;
       if (this.afterHead(parsed)) this.process();
     };
-    const got = this.slots.acquire(grant);
-    if (got === undefined) {
+    if (!this.slots.enqueue(grant)) {
       this.respond(SERVICE_UNAVAILABLE, false);
       return false;
     }
-    if (!got) {
-      this.queued = grant;
-      this.busy = true;
-      return false;
-    }
-    this.holdsSlot = true;
-    return this.afterHead(parsed);
+    this.queued = grant;
+    this.busy = true;
+    return false;
   }
 
   /** The head is read and a slot held: early answers, 100-continue, the body deadline. */
@@ -462,8 +537,11 @@ class Connection {
     } else if (parsed.expectContinue && parsed.framing.kind !== 'none') {
       this.socket.write(CONTINUE);
     }
-    if (parsed.framing.kind === 'none') this.complete();
-    else this.setDeadline(this.opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
+    const framing = parsed.framing;
+    if (framing.kind === 'none') this.complete();
+    else if (framing.kind === 'chunked' || (this.buf?.length ?? 0) < framing.length)
+      // A body already here in full is read at once: no deadline to keep.
+      this.setDeadline(this.opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS);
     return true;
   }
 
@@ -473,6 +551,14 @@ class Connection {
     if (framing.kind === 'length') {
       const buf = this.buf as Buffer;
       const need = framing.length - this.bodySize;
+      if (need === framing.length && buf.length >= need && this.skipping === undefined) {
+        // The whole body is here (the usual case): decode it in place.
+        const body = buf.toString('utf8', 0, need);
+        this.bodySize = need;
+        this.buf = buf.length === need ? undefined : buf.subarray(need);
+        this.complete(body);
+        return true;
+      }
       const take = Math.min(need, buf.length);
       this.keep(buf.subarray(0, take));
       this.buf = buf.subarray(take);
@@ -559,7 +645,7 @@ class Connection {
     }
     const socket = this.socket;
     socket.write(
-      `HTTP/1.1 ${res.status} ${res.statusMessage ?? STATUS_CODES[res.status] ?? ''}\r\n${headerLines(res.headers)}Transfer-Encoding: chunked\r\n${keepAlive && res.close !== true ? '' : 'Connection: close\r\n'}\r\n`,
+      `${statusLine(res)}${headerLines(res.headers)}Transfer-Encoding: chunked\r\n${keepAlive && res.close !== true ? '' : 'Connection: close\r\n'}\r\n`,
     );
     let pending = '';
     const flush = (): boolean => {
@@ -614,20 +700,23 @@ class Connection {
   }
 
   /** The whole request is read: answer it. */
-  private complete(): void {
+  private complete(whole?: string): void {
     this.clearDeadline();
     const parsed = this.current as Parsed;
     if (this.skipping !== undefined) {
       this.respond(this.skipping, parsed.keepAlive);
       return;
     }
-    const body =
-      this.chunks.length === 0
-        ? ''
-        : this.chunks.length === 1
-          ? (this.chunks[0] as Buffer).toString('utf8')
-          : Buffer.concat(this.chunks, this.bodySize).toString('utf8');
-    this.chunks = [];
+    let body = whole;
+    if (body === undefined) {
+      body =
+        this.chunks.length === 0
+          ? ''
+          : this.chunks.length === 1
+            ? (this.chunks[0] as Buffer).toString('utf8')
+            : Buffer.concat(this.chunks, this.bodySize).toString('utf8');
+      this.chunks = [];
+    }
     let answer: Http1Response | Promise<Http1Response>;
     try {
       answer = this.opts.handler.request(parsed.req, body);
@@ -656,12 +745,17 @@ class Connection {
     if (this.closed) return;
     const close = res.close === true || !keepAlive;
     const isHead = parsed?.req.method === 'HEAD';
-    const length = Buffer.byteLength(res.body);
-    let head = `HTTP/1.1 ${res.status} ${res.statusMessage ?? STATUS_CODES[res.status] ?? ''}\r\n${headerLines(res.headers)}Content-Length: ${length}\r\n`;
+    const lines = headerLines(res.headers);
+    // An all-ASCII answer (the usual one) is written byte for byte as stored: no UTF-8 length scan,
+    // no encoding pass over what may be a large body.
+    const ascii = res.ascii === true && res.statusMessage === undefined && !nonAsciiHeaders.has(res.headers);
+    const length = ascii ? res.body.length : Buffer.byteLength(res.body);
+    let head = `${statusLine(res)}${lines}Content-Length: ${length}\r\n`;
     if (close) head += 'Connection: close\r\n';
     // HTTP/1.0 clients need to be told the connection stays open.
     else if (parsed?.http10) head += 'Connection: keep-alive\r\n';
-    const flushed = this.socket.write(isHead || length === 0 ? `${head}\r\n` : `${head}\r\n${res.body}`);
+    const text = isHead || length === 0 ? `${head}\r\n` : `${head}\r\n${res.body}`;
+    const flushed = ascii ? this.socket.write(text, 'latin1') : this.socket.write(text);
     if (close) {
       this.closed = true;
       this.socket.end();

@@ -36,7 +36,8 @@ export const ethGetLogs = defineMethod({
     let first = true;
     for (;;) {
       const next = blocks.next();
-      if (next.done) return new RawJson(`${head}]`);
+      // Read after the pieces are made: they are ASCII when every text the cache made is.
+      if (next.done) return new RawJson(`${head}]`, cache.ascii);
       head += cache.piece(next.value, first);
       first = false;
       if (head.length >= STREAM_AFTER_CHARS) break;
