@@ -6,7 +6,7 @@
  *
  *   node bench/run.mjs [--blocks=1000] [--gas-limit=N] [--runs=3] [--seconds=4]
  *                      [--requests=20000] [--concurrency=64] [--no-peers] [--peers=ganache,hardhat,anvil] [--fresh] [--keep]
- *                      [--json=FILE] [--only=core|<suite>] [--reads-only] [--alder-data=DIR]
+ *                      [--json=FILE] [--only=core|import|<suite>] [--reads-only] [--alder-data=DIR]
  *                      [--workloads=NAME,NAME] [--alder-bin=PATH] [--idle-only]
  *
  * `--reads-only` skips the import figures (the generated chain is still imported once, for the reads);
@@ -93,11 +93,13 @@ const alderArgs = (genesis, dataDir) => [
 ];
 
 /**
- * Two figures per chain, medians of `runs` imports into fresh data directories:
+ * Three figures per chain, medians of `runs` imports into fresh data directories:
  * - in-process: from the node's own per-block debug log (`--logging=DEBUG`), the time between the
  *   first and the last imported block, over the gas of blocks 2..N (no start-up, no first block);
  * - CLI: wall time of `alder blocks import` less that of importing an empty file (process start-up,
- *   genesis; the KZG set-up loads only when a block needs it).
+ *   genesis; the KZG set-up loads only when a block needs it);
+ * - CPU: the import process's CPU time (user + system, all its threads), read from /proc until it
+ *   exits (to within the 0.2 s between readings), less the empty import's.
  * The data directory of the last full import is kept for the RPC benchmark when `keepDir` is given.
  */
 async function measureImport(name, genesis, chainFile, runs, work, keepDir) {
@@ -113,18 +115,23 @@ async function measureImport(name, genesis, chainFile, runs, work, keepDir) {
   const empty = join(work, 'empty.rlp');
   writeFileSync(empty, new Uint8Array());
   const startup = [];
+  const startupCpu = [];
   for (let i = 0; i < opt.runs; i++) {
     const dir = join(work, `${name}-empty-${i}`);
-    startup.push((await run(process.execPath, importArgs(dir, empty))).seconds);
+    const r = await runWithCpu(process.execPath, importArgs(dir, empty));
+    startup.push(r.seconds);
+    startupCpu.push(r.cpu);
     rmSync(dir, { recursive: true, force: true });
   }
   const wall = [];
+  const cpu = [];
   const inProcess = [];
   let output = '';
   for (let i = 0; i < runs; i++) {
     const dir = keepDir && i === runs - 1 ? keepDir : join(work, `${name}-full-${i}`);
-    const r = await run(process.execPath, importArgs(dir, chainFile));
+    const r = await runWithCpu(process.execPath, importArgs(dir, chainFile));
     wall.push(r.seconds);
+    cpu.push(r.cpu);
     output = r.output;
     if (dir !== keepDir) rmSync(dir, { recursive: true, force: true });
     const times = [];
@@ -140,7 +147,7 @@ async function measureImport(name, genesis, chainFile, runs, work, keepDir) {
       const seconds = (times[times.length - 1].time - times[0].time) / 1000;
       inProcess.push({ seconds, gas, blocks: times.length - 1, mgasPerSecond: gas / 1e6 / seconds });
     }
-    log(`  ${name} import run ${i + 1}/${runs}: ${r.seconds.toFixed(2)} s wall`);
+    log(`  ${name} import run ${i + 1}/${runs}: ${r.seconds.toFixed(2)} s wall, ${r.cpu.toFixed(2)} s CPU`);
   }
   const byRate = [...inProcess].sort((a, b) => a.mgasPerSecond - b.mgasPerSecond);
   return {
@@ -152,9 +159,32 @@ async function measureImport(name, genesis, chainFile, runs, work, keepDir) {
     startup: median(startup),
     wall: median(wall),
     cliSeconds: Math.max(1e-3, median(wall) - median(startup)),
+    cpu: median(cpu),
+    cpuSeconds: Math.max(1e-3, median(cpu) - median(startupCpu)),
     inProcess: inProcess.length === runs ? byRate[Math.floor((runs - 1) / 2)] : undefined,
     output,
   };
+}
+
+/** `run`, also reading the process's CPU time (all threads) from /proc until it exits. */
+async function runWithCpu(cmd, args) {
+  const t0 = performance.now();
+  const p = start(cmd, args);
+  let cpu = 0;
+  const read = () => {
+    try {
+      cpu = cpuSeconds(p.pid);
+    } catch {}
+  };
+  const poll = setInterval(read, 200);
+  const timer = setTimeout(() => process.kill(p.pid, 'SIGKILL'), 900_000);
+  const { code, signal } = await p.exited;
+  clearInterval(poll);
+  clearTimeout(timer);
+  const seconds = (performance.now() - t0) / 1000;
+  if (code !== 0)
+    throw new Error(`${[cmd, ...args].join(' ')} exited with ${code ?? signal}:\n${p.output().slice(-4000)}`);
+  return { seconds, cpu, output: p.output() };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -421,7 +451,81 @@ async function idleOnly(work, gen, dataDir) {
   );
 }
 
-async function core() {
+/** The chain and block import sections of the report. */
+function reportImports(say, report, gen, stats, imports, genImport) {
+  const cpu = cpus();
+  say(`# Alder benchmark — ${report.started}`);
+  say(
+    `Node ${process.version}, ${cpu[0]?.model ?? 'cpu'} × ${cpu.length} cores, ${fmt(totalmem() / 2 ** 30, 1)} GiB. ` +
+      'Servers and the load generator are separate processes sharing these cores.',
+  );
+  say();
+  say(
+    `Generated chain: ${gen.headNumber} blocks, gas limit ${fmt(Number(gen.gasLimit))}, ${fmt(stats.txs)} txs ` +
+      `(${['eth', 'token', 'fill'].map((k) => `${fmt(gen.txKinds[k])} ${KIND_NAMES[k]} with ${fmt((Number(gen.gasByKind[k]) / stats.gas) * 100)}% of the gas`).join(', ')}), ` +
+      `${fmt((stats.gas / stats.blocks / Number(gen.gasLimit)) * 100, 1)}% of the gas limit used on average; ` +
+      `built with @ethereumjs/vm buildBlock in ${fmt(gen.seconds, 1)} s${gen.cached ? ' (earlier run, reused from cache)' : ''}.`,
+  );
+  say();
+  if (imports.length === 0) return;
+  say('## Block import (`alder blocks import --skip-pow-validation-enabled` into a fresh data directory)');
+  say();
+  say(
+    table(
+      [
+        'chain',
+        'blocks',
+        'txs',
+        'Mgas',
+        'Mgas/s',
+        'blocks/s',
+        'CLI s',
+        'start-up s',
+        'CLI Mgas/s',
+        'CPU s',
+        'CPU Mgas/s',
+        'runs',
+      ],
+      imports.map((r) => [
+        r.name,
+        fmt(r.blocks),
+        fmt(r.txs),
+        fmt(r.gas / 1e6, 1),
+        r.inProcess ? fmt(r.inProcess.mgasPerSecond, 1) : '-',
+        r.inProcess ? fmt(r.inProcess.blocks / r.inProcess.seconds, 1) : '-',
+        fmt(r.wall, 2),
+        fmt(r.startup, 2),
+        fmt(r.gas / 1e6 / r.cliSeconds, 1),
+        fmt(r.cpu, 2),
+        fmt(r.gas / 1e6 / r.cpuSeconds, 1),
+        r.runs === 1 ? '1' : `median of ${r.runs}`,
+      ]),
+    ),
+  );
+  say();
+  say(
+    "Mgas/s and blocks/s: in-process, from the node's per-block debug log (first to last imported block, gas of blocks 2..N). " +
+      "CLI Mgas/s: the command's wall time less an empty import's (start-up, genesis). " +
+      "CPU s: the command's CPU time (user + system, every thread); CPU Mgas/s over it less an empty import's.",
+  );
+  say(
+    `No npm peer imports RLP blocks: Alder only. Generated head hash ${genImport?.headOk ? 'matches' : 'DOES NOT MATCH'} the generator's.`,
+  );
+  say();
+}
+
+/** Prints the report and writes it as JSON when asked. */
+function finish(report, out) {
+  process.stdout.write(`${out.join('\n')}\n`);
+  if (typeof opt.json === 'string')
+    writeFileSync(
+      opt.json,
+      JSON.stringify(report, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 2),
+    );
+}
+
+/** The core workloads; `importOnly` stops after block import (no RPC reads, no peers). */
+async function core({ importOnly = false } = {}) {
   if (!existsSync(join(ROOT, 'dist/cli/main.js')))
     throw new Error('dist/ is missing: run `npm run build` first (npm run bench does)');
   const work = mkdtempSync(join(tmpdir(), 'alder-bench-'));
@@ -474,6 +578,12 @@ async function core() {
     }
     report.imports = imports;
     if (onlyIdle) return await idleOnly(work, gen, alderData);
+    if (importOnly) {
+      reportImports(say, report, gen, chainStats(gen.chainPath), imports, genImport);
+      say(`Total bench time ${fmt(elapsedSeconds())} s.`);
+      finish(report, out);
+      return;
+    }
 
     // 3. RPC reads: Alder on the imported generated chain
     const stats = chainStats(gen.chainPath);
@@ -553,63 +663,7 @@ async function core() {
     report.peers = peers;
 
     // 5. Report
-    const cpu = cpus();
-    say(`# Alder benchmark — ${report.started}`);
-    say(
-      `Node ${process.version}, ${cpu[0]?.model ?? 'cpu'} × ${cpu.length} cores, ${fmt(totalmem() / 2 ** 30, 1)} GiB. ` +
-        'Servers and the load generator are separate processes sharing these cores.',
-    );
-    say();
-    say(
-      `Generated chain: ${gen.headNumber} blocks, gas limit ${fmt(Number(gen.gasLimit))}, ${fmt(stats.txs)} txs ` +
-        `(${['eth', 'token', 'fill'].map((k) => `${fmt(gen.txKinds[k])} ${KIND_NAMES[k]} with ${fmt((Number(gen.gasByKind[k]) / stats.gas) * 100)}% of the gas`).join(', ')}), ` +
-        `${fmt((stats.gas / stats.blocks / Number(gen.gasLimit)) * 100, 1)}% of the gas limit used on average; ` +
-        `built with @ethereumjs/vm buildBlock in ${fmt(gen.seconds, 1)} s${gen.cached ? ' (earlier run, reused from cache)' : ''}.`,
-    );
-    say();
-    if (imports.length > 0) {
-      say(
-        '## Block import (`alder blocks import --skip-pow-validation-enabled` into a fresh data directory)',
-      );
-      say();
-      say(
-        table(
-          [
-            'chain',
-            'blocks',
-            'txs',
-            'Mgas',
-            'Mgas/s',
-            'blocks/s',
-            'CLI s',
-            'start-up s',
-            'CLI Mgas/s',
-            'runs',
-          ],
-          imports.map((r) => [
-            r.name,
-            fmt(r.blocks),
-            fmt(r.txs),
-            fmt(r.gas / 1e6, 1),
-            r.inProcess ? fmt(r.inProcess.mgasPerSecond, 1) : '-',
-            r.inProcess ? fmt(r.inProcess.blocks / r.inProcess.seconds, 1) : '-',
-            fmt(r.wall, 2),
-            fmt(r.startup, 2),
-            fmt(r.gas / 1e6 / r.cliSeconds, 1),
-            r.runs === 1 ? '1' : `median of ${r.runs}`,
-          ]),
-        ),
-      );
-      say();
-      say(
-        "Mgas/s and blocks/s: in-process, from the node's per-block debug log (first to last imported block, gas of blocks 2..N). " +
-          "CLI Mgas/s: the command's wall time less an empty import's (start-up, genesis).",
-      );
-      say(
-        `No npm peer imports RLP blocks: Alder only. Generated head hash ${genImport?.headOk ? 'matches' : 'DOES NOT MATCH'} the generator's.`,
-      );
-      say();
-    }
+    reportImports(say, report, gen, stats, imports, genImport);
     say(
       `## RPC reads (HTTP keep-alive, ${opt.concurrency} connections, ≤${fmt(opt.requests)} requests or ${opt.seconds} s per run, ` +
         `median of ${opt.runs} runs after a warm-up)`,
@@ -697,13 +751,7 @@ async function core() {
     );
     say();
     say(`Total bench time ${fmt(elapsedSeconds())} s.`);
-    const text = out.join('\n');
-    process.stdout.write(`${text}\n`);
-    if (typeof opt.json === 'string')
-      writeFileSync(
-        opt.json,
-        JSON.stringify(report, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 2),
-      );
+    finish(report, out);
   } finally {
     if (!opt.keep) rmSync(work, { recursive: true, force: true });
     else log(`kept ${work}`);
@@ -713,11 +761,13 @@ async function core() {
 /**
  * The core workloads above, then every suite in bench/suites/ (each a script printing its own Markdown
  * section), run one after the other so that no two measurements share the cores. `--only=core` or
- * `--only=<suite file name without .mjs>` runs just that one.
+ * `--only=<suite file name without .mjs>` runs just that one; `--only=import` only the core's block
+ * import (both chains, no RPC reads, no peers).
  */
 async function main() {
   const only = typeof opt.only === 'string' ? opt.only : undefined;
   if (!only || only === 'core') await core();
+  if (only === 'import') await core({ importOnly: true });
   const dir = join(import.meta.dirname, 'suites');
   const suites = existsSync(dir)
     ? readdirSync(dir)

@@ -620,8 +620,11 @@ async function createNetwork(
   });
 }
 
-/** Blocks `blocks import` keeps queued behind the one it waits for. */
-const IMPORT_AHEAD = 2;
+/**
+ * Blocks `blocks import` keeps queued behind the one it waits for: they execute while earlier ones are
+ * written and flushed, and those that queue up at the commit thread meanwhile share one transaction.
+ */
+const IMPORT_AHEAD = 32;
 
 export async function importBlocks(
   config: Config,

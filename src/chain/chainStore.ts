@@ -26,6 +26,7 @@ import { keccak256 } from '../crypto/index.js';
 import { type Database, metaKey, numberKey, WriteBatch } from '../db/database.js';
 import { Lru } from '../util/lru.js';
 import { shareCommon } from '../util/sharedCommon.js';
+import { encodeBody } from './blockEncoding.js';
 import { decodeReceipt, decodeReceiptList, type StoredReceipt } from './receipts.js';
 import { bodyTransactionEncodings } from './rlpScan.js';
 
@@ -311,8 +312,7 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
   putBlock(batch: WriteBatch, block: Block, td: bigint, receipts: Uint8Array[], senders: Address[]): void {
     const hash = block.hash();
     batch.put('headers', hash, block.header.serialize());
-    const raw = block.raw();
-    batch.put('bodies', hash, RLP.encode(raw.slice(1) as never));
+    batch.put('bodies', hash, encodeBody(block));
     batch.put('receipts', hash, RLP.encode(receipts));
     const s = new Uint8Array(senders.length * 20);
     for (let i = 0; i < senders.length; i++) s.set((senders[i] as Address).bytes, i * 20);
@@ -324,14 +324,15 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
   /**
    * Makes `newHead` (already stored, or stored in this batch) the canonical head: rewrites the
    * canonical index and the transaction index from the common ancestor. Returns the blocks added
-   * and removed; the caller commits the batch, then calls `headCommitted`.
+   * and removed; the caller commits the batch, then calls `headCommitted`. `from` is the head the
+   * batch moves away from when it is not the committed one (earlier batches are still committing).
    */
-  setHead(batch: WriteBatch, newHead: Block): { added: Block[]; removed: Block[] } {
+  setHead(batch: WriteBatch, newHead: Block, from?: Head): { added: Block[]; removed: Block[] } {
     const added: Block[] = [newHead];
     const removed: Block[] = [];
-    let oldHead: Head | undefined;
+    let oldHead: Head | undefined = from;
     try {
-      oldHead = this.head();
+      oldHead ??= this.head();
     } catch {
       oldHead = undefined;
     }

@@ -203,33 +203,52 @@ function keyString(key: Uint8Array): string {
   return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
 }
 
-/** A batch as one transferable buffer: per write its store, kind, key and value lengths, key, value. */
-function packBatch(batch: WriteBatch): Uint8Array {
+/**
+ * Batches as one transferable buffer, in order: per write its store, kind, key and value lengths,
+ * key, value (a later write to the same key in the same transaction wins, as in LMDB).
+ */
+function packBatches(batches: WriteBatch[]): Uint8Array {
   let size = 0;
-  for (const op of batch.ops) size += 8 + op.key.length + (op.value?.length ?? 0);
+  for (const batch of batches)
+    for (const op of batch.ops) size += 8 + op.key.length + (op.value?.length ?? 0);
   const out = new Uint8Array(size);
   const view = new DataView(out.buffer);
   let at = 0;
-  for (const op of batch.ops) {
-    out[at] = STORE_INDEX.get(op.store) as number;
-    out[at + 1] = op.value === undefined ? 1 : 0;
-    view.setUint16(at + 2, op.key.length);
-    view.setUint32(at + 4, op.value?.length ?? 0);
-    out.set(op.key, at + 8);
-    at += 8 + op.key.length;
-    if (op.value !== undefined) {
-      out.set(op.value, at);
-      at += op.value.length;
+  for (const batch of batches) {
+    for (const op of batch.ops) {
+      out[at] = STORE_INDEX.get(op.store) as number;
+      out[at + 1] = op.value === undefined ? 1 : 0;
+      view.setUint16(at + 2, op.key.length);
+      view.setUint32(at + 4, op.value?.length ?? 0);
+      out.set(op.key, at + 8);
+      at += 8 + op.key.length;
+      if (op.value !== undefined) {
+        out.set(op.value, at);
+        at += op.value.length;
+      }
     }
   }
   return out;
+}
+
+/** The most batches one grouped transaction of `commitAsync` takes. */
+export const MAX_GROUP_BATCHES = 64;
+/** The most writes one grouped transaction takes (a bound on its packed size and commit time). */
+const MAX_GROUP_WRITES = 400_000;
+
+/** A batch handed to `commitAsync`, waiting for its transaction (see `Database.pending`). */
+interface QueuedBatch {
+  batch: WriteBatch;
+  seq: number;
+  resolve: () => void;
+  reject: (err: unknown) => void;
 }
 
 const STORE_INDEX = new Map<StoreName, number>(STORES.map((name, i) => [name, i]));
 
 /**
  * The commit thread (an evaluated CommonJS worker): opens the same LMDB environment and applies each
- * packed batch in one synchronous, durable transaction, in the order received.
+ * packed group of batches in one synchronous, durable transaction, in the order received.
  */
 const COMMIT_THREAD_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -270,6 +289,8 @@ export class Database {
   private readonly stores: Record<StoreName, LmdbDb<Uint8Array, Uint8Array>>;
   private lockPath: string | undefined;
   private readonly failureListeners: Array<(err: StorageWriteError) => void> = [];
+  /** The error each failed commit was reported as (see `failed`). */
+  private readonly failures = new WeakMap<object, StorageWriteError>();
   /**
    * The writes of batches handed to `commitAsync` and not yet committed, by store and key: reads
    * answer from here first, so a batch is visible to this process from the moment it is handed over.
@@ -279,7 +300,15 @@ export class Database {
   private batchSeq = 0;
   private lastAsync: Promise<void> = Promise.resolve();
   private committer: Worker | undefined;
-  private readonly commits = new Map<number, { resolve: () => void; reject: (err: unknown) => void }>();
+  /** Batches handed to `commitAsync` while a transaction was being written: the next one takes them. */
+  private pending: QueuedBatch[] = [];
+  /**
+   * Set once a background commit failed: every later `commitAsync` rejects with it, so that no batch
+   * handed over before its caller heard of the failure (it may build on what was lost) is written.
+   */
+  private asyncFailure: unknown;
+  /** The group being written on the commit thread, by the seq of its last batch. */
+  private readonly commits = new Map<number, QueuedBatch[]>();
 
   private constructor(
     readonly path: string,
@@ -359,48 +388,94 @@ export class Database {
   /**
    * Applies every write of the batch in one LMDB transaction, written and flushed to disk on the
    * database's commit thread while this one goes on: the batch is readable here at once (see
-   * `inFlight`), and the promise settles once the transaction is committed and durable. Batches
-   * commit in the order they were handed over. A killed process restarts with every batch whose
-   * promise had resolved; a failed commit rejects with `StorageWriteError` (after the failure
-   * listeners heard of it) and writes nothing of its batch.
+   * `inFlight`), and the promise settles once the transaction is committed and durable.
+   *
+   * Batches handed over while an earlier transaction is being written wait for it and then commit
+   * together, in one transaction (at most MAX_GROUP_BATCHES batches), so that a burst of batches
+   * pays for one flush to disk, not one each. Batches commit in the order they were handed over and
+   * each group atomically, so a killed process restarts with a prefix of them: every batch whose
+   * promise had resolved, and nothing of a group that had not. A failed commit rejects with
+   * `StorageWriteError` (after the failure listeners heard of it) every batch of its group and every
+   * batch handed over behind it or later, and writes nothing of them.
    */
   commitAsync(batch: WriteBatch): Promise<void> {
+    if (this.asyncFailure !== undefined) return Promise.reject(this.asyncFailure);
     if (batch.size === 0) return this.lastAsync;
     const seq = ++this.batchSeq;
-    for (const op of batch.ops) {
-      let writes = this.inFlight.get(op.store);
-      if (writes === undefined) {
-        writes = new Map();
-        this.inFlight.set(op.store, writes);
+    // The overlay's keys, kept for `settle` (computing them costs as much as the map operations).
+    const keys = new Array<string>(batch.ops.length);
+    let writes: Map<string, InFlightWrite> | undefined;
+    let store: StoreName | undefined;
+    for (let i = 0; i < batch.ops.length; i++) {
+      const op = batch.ops[i];
+      if (op.store !== store) {
+        store = op.store;
+        writes = this.inFlight.get(store);
+        if (writes === undefined) {
+          writes = new Map();
+          this.inFlight.set(store, writes);
+        }
       }
-      writes.set(keyString(op.key), { value: op.value, seq });
+      const key = keyString(op.key);
+      keys[i] = key;
+      (writes as Map<string, InFlightWrite>).set(key, { value: op.value, seq });
     }
     this.inFlightBatches++;
     const done = new Promise<void>((resolve, reject) => {
-      let worker: Worker;
-      try {
-        worker = this.commitThread();
-      } catch (err) {
-        reject(err);
-        return;
-      }
-      const packed = packBatch(batch);
-      this.commits.set(seq, { resolve, reject });
-      if (this.commits.size === 1) worker.ref();
-      worker.postMessage({ seq, packed }, [packed.buffer as ArrayBuffer]);
+      this.pending.push({ batch, seq, resolve, reject });
+      if (this.commits.size === 0) this.dispatch();
     }).then(
       () => {
         // Reads here start a new read transaction, which sees the commit.
         this.root.resetReadTxn();
-        this.settle(batch, seq);
+        this.settle(batch, seq, keys);
       },
       (err) => {
-        this.settle(batch, seq);
+        this.settle(batch, seq, keys);
         throw this.failed(err);
       },
     );
     this.lastAsync = done.catch(() => undefined);
     return done;
+  }
+
+  /** Hands the oldest waiting batches (one group) to the commit thread. */
+  private dispatch(): void {
+    if (this.pending.length === 0) return;
+    let writes = 0;
+    let count = 0;
+    while (count < this.pending.length && count < MAX_GROUP_BATCHES) {
+      const size = this.pending[count].batch.size;
+      if (count > 0 && writes + size > MAX_GROUP_WRITES) break;
+      writes += size;
+      count++;
+    }
+    const group = this.pending.slice(0, count);
+    this.pending = this.pending.slice(count);
+    let worker: Worker;
+    try {
+      worker = this.commitThread();
+    } catch (err) {
+      this.fail(group, err);
+      return;
+    }
+    const seq = group[group.length - 1].seq;
+    const packed = packBatches(group.map((q) => q.batch));
+    this.commits.set(seq, group);
+    worker.ref();
+    worker.postMessage({ seq, packed }, [packed.buffer as ArrayBuffer]);
+  }
+
+  /**
+   * Rejects a group and every batch waiting behind it (they build on it); later batches are refused
+   * too (see `asyncFailure`).
+   */
+  private fail(group: QueuedBatch[], err: unknown): void {
+    this.asyncFailure ??= this.failed(err);
+    const behind = this.pending;
+    this.pending = [];
+    for (const q of group) q.reject(err);
+    for (const q of behind) q.reject(err);
   }
 
   /** The thread `commitAsync` commits on (started on first use, over the same environment). */
@@ -418,17 +493,20 @@ export class Database {
       },
     });
     worker.on('message', (m: { seq: number; error?: { message: string; code?: unknown } }) => {
-      const pending = this.commits.get(m.seq);
-      if (pending === undefined) return;
+      const group = this.commits.get(m.seq);
+      if (group === undefined) return;
       this.commits.delete(m.seq);
+      if (m.error === undefined) {
+        for (const q of group) q.resolve();
+        this.dispatch();
+      } else this.fail(group, Object.assign(new Error(m.error.message), { code: m.error.code }));
       if (this.commits.size === 0) worker.unref();
-      if (m.error === undefined) pending.resolve();
-      else pending.reject(Object.assign(new Error(m.error.message), { code: m.error.code }));
     });
     const fail = (err: unknown) => {
       this.committer = undefined;
-      for (const pending of this.commits.values()) pending.reject(err);
+      const groups = [...this.commits.values()];
       this.commits.clear();
+      for (const group of groups) this.fail(group, err);
     };
     worker.on('error', fail);
     worker.on('exit', (code) => {
@@ -446,23 +524,35 @@ export class Database {
     return this.lastAsync;
   }
 
-  private settle(batch: WriteBatch, seq: number): void {
+  private settle(batch: WriteBatch, seq: number, keys: string[]): void {
     this.inFlightBatches--;
-    for (const op of batch.ops) {
-      const writes = this.inFlight.get(op.store);
-      const key = keyString(op.key);
+    let writes: Map<string, InFlightWrite> | undefined;
+    let store: StoreName | undefined;
+    for (let i = 0; i < batch.ops.length; i++) {
+      const op = batch.ops[i];
+      if (op.store !== store) {
+        store = op.store;
+        writes = this.inFlight.get(store);
+      }
+      const key = keys[i];
       if (writes?.get(key)?.seq === seq) writes.delete(key);
     }
   }
 
-  /** The error a failed write throws; storage failures also go to the failure listeners. */
+  /** The error a failed write throws; storage failures also go to the failure listeners (once each). */
   private failed(err: unknown): unknown {
+    if (typeof err === 'object' && err !== null) {
+      const known = this.failures.get(err);
+      if (known !== undefined) return known;
+    }
     let reason = storageReason(err);
     if (reason === undefined) return err;
     // LMDB reports a write that ran out of space as an I/O error: say which it was.
     if (!reason.includes('space') && freeBytes(this.path) < 4 * 1024 * 1024)
       reason = `no space left on the device (${reason})`;
     const failure = new StorageWriteError(this.path, reason, { cause: err });
+    // Every batch of a failed group rejects with the same error: it is one failure.
+    if (typeof err === 'object' && err !== null) this.failures.set(err, failure);
     for (const listener of this.failureListeners) listener(failure);
     return failure;
   }

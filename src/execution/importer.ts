@@ -15,7 +15,7 @@ import { logger } from '../log.js';
 import { FlatState } from '../state/flatState.js';
 import type { WorldState } from '../state/worldState.js';
 import { type BlockExecution, BlockExecutionError, BlockProcessor } from './blockProcessor.js';
-import type { ConsensusRules } from './consensusRules.js';
+import type { ConsensusRules, ForkChoiceCandidate } from './consensusRules.js';
 import { sharedSenderRecovery } from './senderRecovery.js';
 import type { BlockTracer } from './tracer.js';
 
@@ -56,6 +56,15 @@ export class BlockImporter {
    * runs waits for it first.
    */
   private committing: Promise<void> = Promise.resolve();
+  /**
+   * In a bulk import, the last block handed to the commit thread that moved the head, while its commit
+   * runs: the head the next block's fork choice compares with. A block extending it is stored at once
+   * (its transaction joins the commit thread's queue, see `Database.commitAsync`) without waiting for
+   * the blocks before it to be durable.
+   */
+  private staged: { block: Block; td: bigint } | undefined;
+  /** Blocks whose own (still committing) transaction moved the flat tables (see `followHead`). */
+  private readonly flatCarried = new Set<string>();
 
   constructor(
     private readonly chain: ChainStore,
@@ -65,6 +74,8 @@ export class BlockImporter {
   ) {
     this.processor = new BlockProcessor(chain, world, rules);
     chain.on('newHead', (e) => {
+      // The flat tables moved with this block's transaction, and perhaps already past it.
+      if (this.flatCarried.size > 0 && this.flatCarried.delete(bytesToHex(e.head.hash()))) return;
       try {
         this.followHead(e.head, e);
       } catch (err) {
@@ -77,9 +88,10 @@ export class BlockImporter {
   /**
    * Imports blocks one after another; `tracer` sees this block's execution. Resolves once the block
    * is committed and durable. With `bulk` (the caller queues more blocks behind, as `blocks import`
-   * does) the block commits on the database's commit thread and the next queued block executes while
-   * its transaction is written and flushed; blocks are still stored one after another, one
-   * transaction each.
+   * does) the block commits on the database's commit thread and the next queued blocks execute while
+   * its transaction is written and flushed: blocks that extend the head queue up there and commit
+   * together, in order, several to a transaction (see `Database.commitAsync`), each block resolving
+   * once the transaction holding it is durable. Every other path commits one transaction per block.
    */
   async importBlock(
     block: Block,
@@ -266,8 +278,16 @@ export class BlockImporter {
       if (err instanceof BlockExecutionError) throw this.invalid(block, err.reason);
       throw err;
     }
-    // The parent's commit (and head move) settles before this block's fork choice and writes.
-    await this.committing;
+    // The parent's commit (and head move) settles before this block's fork choice and writes, unless
+    // in a bulk import the block extends the head handed to the commit thread last, and the flat
+    // tables with it: its transaction then queues behind the parent's.
+    const staged = this.staged;
+    const follows =
+      bulk &&
+      staged !== undefined &&
+      bytesEqual(block.header.parentHash, staged.block.hash()) &&
+      this.world.flat.isAt(parent.stateRoot);
+    if (!follows) await this.committing;
     // In a bulk import this block commits on the database's commit thread while the next executes;
     // alone, it commits here (nothing to overlap with).
     if (bulk) return { result: 'imported', durable: this.storeAsync(block, execution, batch) };
@@ -290,7 +310,9 @@ export class BlockImporter {
   private storeAsync(block: Block, execution: BlockExecution, batch: WriteBatch): Promise<void> {
     const after = this.store(block, execution, batch, true);
     const done = this.chain.db.commitAsync(batch).then(after, (err) => {
-      // The tables name the root the database holds again.
+      // The tables name the root the database holds again; nothing staged stands.
+      this.staged = undefined;
+      this.flatCarried.clear();
       this.world.flat.reload();
       throw err;
     });
@@ -308,16 +330,26 @@ export class BlockImporter {
     const parentTd = this.chain.getTotalDifficulty(block.header.parentHash) ?? 0n;
     const td = parentTd + block.header.difficulty;
     this.chain.putBlock(batch, block, td, execution.receipts, execution.senders);
-    const head = this.chain.head();
+    // The head as of the transactions handed over so far (the committed one when none is staged).
+    const staged = this.staged;
+    let head: ForkChoiceCandidate;
+    if (staged !== undefined)
+      head = { hash: staged.block.hash(), header: staged.block.header, totalDifficulty: staged.td };
+    else {
+      const committed = this.chain.head();
+      head = {
+        hash: committed.hash,
+        header: this.chain.headHeader(),
+        totalDifficulty: this.chain.getTotalDifficulty(committed.hash) ?? 0n,
+      };
+    }
     const wins = this.rules.isBetterHead(
       { hash: block.hash(), header: block.header, totalDifficulty: td },
-      {
-        hash: head.hash,
-        header: this.chain.headHeader(),
-        totalDifficulty: this.chain.getTotalDifficulty(head.hash) ?? 0n,
-      },
+      head,
     );
-    const moved = wins ? this.chain.setHead(batch, block) : undefined;
+    const moved = wins
+      ? this.chain.setHead(batch, block, { number: head.header.number, hash: head.hash })
+      : undefined;
     // The head's flat tables follow it: in this transaction when the block extends the state they
     // hold, else once the head is committed (see `followHead`).
     const flat = this.world.flat;
@@ -328,12 +360,17 @@ export class BlockImporter {
       moved !== undefined && changes !== undefined && parentRoot !== undefined && flat.isAt(parentRoot);
     if (extendsFlat) flat.apply(batch, changes, block.header.stateRoot);
     const committed = () => {
+      if (this.staged?.block === block) this.staged = undefined;
       if (moved) this.chain.headCommitted({ head: block, ...moved });
     };
     if (deferCommit) {
       // The batch is readable from the moment it is handed to the commit thread (the next block
       // executes on it): so are the tables' new entries.
-      if (extendsFlat) flat.moved(block.header.stateRoot);
+      if (extendsFlat) {
+        flat.moved(block.header.stateRoot);
+        this.flatCarried.add(bytesToHex(block.hash()));
+      }
+      if (moved) this.staged = { block, td };
       return committed;
     }
     this.chain.db.commit(batch);

@@ -17,6 +17,7 @@ import { Worker } from 'node:worker_threads';
 import type { Block } from '@ethereumjs/block';
 import { Capability, type TypedTransaction } from '@ethereumjs/tx';
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util';
+import { signingHash, transactionEncodings } from '../chain/blockEncoding.js';
 import { logger } from '../log.js';
 
 const log = logger('import');
@@ -68,9 +69,11 @@ export class SenderRecovery {
     const input = new Uint8Array(txs.length * ENTRY);
     const chosen: TypedTransaction[] = [];
     try {
-      for (const tx of txs) {
-        if (!recoveryInput(tx, input, chosen.length * ENTRY)) continue;
-        chosen.push(tx);
+      // The block's encodings, computed once per block (its root, body and hashes use them too).
+      const encodings = transactionEncodings(block);
+      for (let i = 0; i < txs.length; i++) {
+        if (!recoveryInput(txs[i], encodings[i], input, chosen.length * ENTRY)) continue;
+        chosen.push(txs[i]);
       }
     } catch {
       // A transaction the library itself cannot hash: it refuses it during execution.
@@ -144,10 +147,11 @@ export class SenderRecovery {
 
 /**
  * Writes `tx`'s recovery input at `at`, as the library's `getSenderPublicKey` and Alder's `ecrecover`
- * derive it; false for a transaction to leave to the library (already recovered, unsigned, not
- * frozen so never cached, high s, a v that names no recovery id, an oversized r or s).
+ * derive it (the signed hash taken from `encoded`, the transaction's encoding); false for a
+ * transaction to leave to the library (already recovered, unsigned, not frozen so never cached,
+ * high s, a v that names no recovery id, an oversized r or s).
  */
-function recoveryInput(tx: TypedTransaction, into: Uint8Array, at: number): boolean {
+function recoveryInput(tx: TypedTransaction, encoded: Uint8Array, into: Uint8Array, at: number): boolean {
   const t = tx as unknown as { cache: { senderPubKey?: Uint8Array } };
   if (t.cache.senderPubKey !== undefined || !Object.isFrozen(tx)) return false;
   const { v, r, s } = tx;
@@ -159,7 +163,7 @@ function recoveryInput(tx: TypedTransaction, into: Uint8Array, at: number): bool
   const rb = bigIntToUnpaddedBytes(r);
   const sb = bigIntToUnpaddedBytes(s);
   if (rb.length > 32 || sb.length > 32) return false;
-  into.set(tx.getMessageToVerifySignature(), at);
+  into.set(signingHash(tx, encoded), at);
   into.set(rb, at + 64 - rb.length);
   into.set(sb, at + 96 - sb.length);
   into[at + 96] = Number(recovery);

@@ -104,7 +104,7 @@ export class BlockState implements StateManagerInterface {
     this.root = root;
     this.snapshot = snapshotAt(root);
     this.accountTrie = new MutableTrie(root, store.load);
-    this.sink = (key, rlp) => store.putSync(key, rlp);
+    this.sink = (key, rlp, hash) => store.putSync(key, rlp, hash);
     this.originalStorageCache = new OriginalStorageCache(this.getStorage.bind(this));
   }
 

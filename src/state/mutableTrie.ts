@@ -15,8 +15,8 @@ import { bytesToHexKey } from './trieStore.js';
 
 /** Reads a stored node's RLP by its hash (unprefixed hex); undefined when the store lacks it. */
 export type NodeSource = (hexKey: string) => Uint8Array | undefined;
-/** Receives each new node of at least 32 bytes (and the root node), by its hash. */
-export type NodeSink = (hexKey: string, rlp: Uint8Array) => void;
+/** Receives each new node of at least 32 bytes (and the root node), by its hash (as hex and as bytes). */
+export type NodeSink = (hexKey: string, rlp: Uint8Array, hash: Uint8Array) => void;
 
 type RawNode = Uint8Array | RawNode[];
 
@@ -140,7 +140,7 @@ export class MutableTrie {
     // A root under 32 bytes is still stored by its hash.
     const rlp = encodeNode(ref as RawNode[]);
     const hash = keccak256(rlp);
-    sink(bytesToHexKey(hash), rlp);
+    sink(bytesToHexKey(hash), rlp, hash);
     root.ref = hash;
     this.rootHash = hash;
     return hash;
@@ -324,7 +324,7 @@ export class MutableTrie {
       return raw;
     }
     const hash = keccak256(rlp);
-    sink(bytesToHexKey(hash), rlp);
+    sink(bytesToHexKey(hash), rlp, hash);
     node.ref = hash;
     return hash;
   }

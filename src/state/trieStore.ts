@@ -18,6 +18,8 @@ export function bytesToHexKey(b: Uint8Array): string {
 
 export class TrieStore implements DB<string, Uint8Array> {
   private pending = new Map<string, Uint8Array>();
+  /** The byte form of pending keys whose writer had it (spares converting them back from hex). */
+  private pendingKeys = new Map<string, Uint8Array>();
   /** `getSync` as a free function (the synchronous trie readers take a loader). */
   readonly load: (key: string) => Uint8Array | undefined;
 
@@ -38,9 +40,10 @@ export class TrieStore implements DB<string, Uint8Array> {
     this.pending.set(key, value);
   }
 
-  /** `put` without a promise, for the synchronous trie writer. */
-  putSync(key: string, value: Uint8Array): void {
+  /** `put` without a promise, for the synchronous trie writer; `keyBytes` is `key` as bytes, if at hand. */
+  putSync(key: string, value: Uint8Array, keyBytes?: Uint8Array): void {
     this.pending.set(key, value);
+    if (keyBytes !== undefined) this.pendingKeys.set(key, keyBytes);
   }
 
   async del(_key: string): Promise<void> {
@@ -61,12 +64,15 @@ export class TrieStore implements DB<string, Uint8Array> {
 
   /** Moves the held writes into `batch`; call right before the batch is committed. */
   drainInto(batch: WriteBatch): void {
-    for (const [k, v] of this.pending) batch.put('trie', hexKeyToBytes(k), v);
+    const known = this.pendingKeys;
+    for (const [k, v] of this.pending) batch.put('trie', known.get(k) ?? hexKeyToBytes(k), v);
     this.pending = new Map();
+    this.pendingKeys = new Map();
   }
 
   /** Forgets held writes (the block that made them was invalid). */
   discard(): void {
     this.pending = new Map();
+    this.pendingKeys = new Map();
   }
 }

@@ -67,3 +67,75 @@ describe('Database.commitAsync', () => {
     }
   });
 });
+
+describe('Database.commitAsync grouping', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'alder-commit-group-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('commits batches handed over during a commit together, in order, each resolving once durable', async () => {
+    const path = join(dir, 'grouped');
+    let db = Database.open(path);
+    const order: number[] = [];
+    const writes: Promise<void>[] = [];
+    // The first batch goes to the commit thread at once; the rest queue behind it.
+    for (let n = 0; n < 40; n++) {
+      const batch = new WriteBatch();
+      batch.put('trie', key(n), value(n));
+      batch.put('meta', key(0), value(n));
+      if (n > 0) batch.del('trie', key(n - 1));
+      writes.push(db.commitAsync(batch).then(() => void order.push(n)));
+    }
+    expect(hex(db.get('meta', key(0)))).toBe(hex(value(39)));
+    await Promise.all(writes);
+    expect(order).toEqual(Array.from({ length: 40 }, (_, n) => n));
+    await db.close();
+    db = Database.open(path);
+    try {
+      expect(hex(db.get('meta', key(0)))).toBe(hex(value(39)));
+      expect([...db.range('trie')].map((e) => e.key[1])).toEqual([39]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('rejects a failed group, the batches behind it and later ones, and writes none of them', async () => {
+    const path = join(dir, 'failing');
+    const db = Database.open(path);
+    try {
+      const first = new WriteBatch();
+      first.put('meta', key(1), value(1));
+      // LMDB refuses a key this long: the transaction holding it fails.
+      const bad = new WriteBatch();
+      bad.put('trie', Uint8Array.of(1, 1), value(5));
+      bad.put('trie', new Uint8Array(4000).fill(7), value(6));
+      const behind = new WriteBatch();
+      behind.put('meta', key(2), value(2));
+      const results = await Promise.allSettled([
+        db.commitAsync(first),
+        db.commitAsync(bad),
+        db.commitAsync(behind),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+      const reason = String((results[1] as PromiseRejectedResult).reason);
+      expect(String((results[2] as PromiseRejectedResult).reason)).toBe(reason);
+      const later = new WriteBatch();
+      later.put('meta', key(3), value(3));
+      await expect(db.commitAsync(later)).rejects.toThrow(reason.replace(/^Error: /, ''));
+      // Nothing of the failed or refused batches is visible, here or on disk; the first one is.
+      expect(hex(db.get('meta', key(1)))).toBe(hex(value(1)));
+      expect(db.get('meta', key(2))).toBeUndefined();
+      expect(db.get('meta', key(3))).toBeUndefined();
+      expect(db.get('trie', Uint8Array.of(1, 1))).toBeUndefined();
+    } finally {
+      await db.close();
+    }
+    const reopened = Database.open(path);
+    try {
+      expect(hex(reopened.get('meta', key(1)))).toBe(hex(value(1)));
+      expect(reopened.get('meta', key(2))).toBeUndefined();
+      expect(reopened.get('trie', Uint8Array.of(1, 1))).toBeUndefined();
+    } finally {
+      await reopened.close();
+    }
+  });
+});
