@@ -5,34 +5,37 @@
  * it changes, and entries that are no longer their sender's last are skipped when they surface, so an
  * add or an eviction costs O(log n) instead of a scan of the whole pool.
  */
-import type { PooledTx } from './pool.js';
+/** What the queue orders: any pool entry with an insertion sequence (the newest leaves first among equals). */
+interface Entry {
+  seq: number;
+}
 
-interface Candidate {
-  entry: PooledTx;
+interface Candidate<E extends Entry> {
+  entry: E;
   fee: bigint;
 }
 
 /** a leaves before b. */
-function before(a: Candidate, b: Candidate): boolean {
+function before<E extends Entry>(a: Candidate<E>, b: Candidate<E>): boolean {
   return a.fee !== b.fee ? a.fee < b.fee : a.entry.seq > b.entry.seq;
 }
 
-export class EvictionQueue {
-  private heap: Candidate[] = [];
+export class EvictionQueue<E extends Entry> {
+  private heap: Candidate<E>[] = [];
 
   get length(): number {
     return this.heap.length;
   }
 
   /** `entry` became its sender's highest-nonce transaction; `fee` is its fee cap. */
-  offer(entry: PooledTx, fee: bigint): void {
+  offer(entry: E, fee: bigint): void {
     const h = this.heap;
     h.push({ entry, fee });
     let i = h.length - 1;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!before(h[i] as Candidate, h[p] as Candidate)) break;
-      [h[i], h[p]] = [h[p] as Candidate, h[i] as Candidate];
+      if (!before(h[i] as Candidate<E>, h[p] as Candidate<E>)) break;
+      [h[i], h[p]] = [h[p] as Candidate<E>, h[i] as Candidate<E>];
       i = p;
     }
   }
@@ -41,10 +44,10 @@ export class EvictionQueue {
    * The next transaction to evict: the cheapest entry for which `isLast` holds (stale entries on the
    * way are dropped). Undefined when none is left.
    */
-  next(isLast: (entry: PooledTx) => boolean): PooledTx | undefined {
+  next(isLast: (entry: E) => boolean): E | undefined {
     const h = this.heap;
     while (h.length > 0) {
-      const top = h[0] as Candidate;
+      const top = h[0] as Candidate<E>;
       if (isLast(top.entry)) return top.entry;
       this.pop();
     }
@@ -55,7 +58,7 @@ export class EvictionQueue {
    * Drops stale entries once they far outnumber the live ones (`live` senders): the heap's size stays
    * proportional to the pool's, at a cost spread over many adds.
    */
-  compact(live: number, isLast: (entry: PooledTx) => boolean): void {
+  compact(live: number, isLast: (entry: E) => boolean): void {
     if (this.heap.length <= 4 * live + 1024) return;
     this.heap = this.heap.filter((c) => isLast(c.entry));
     for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
@@ -76,10 +79,10 @@ export class EvictionQueue {
       const l = 2 * i + 1;
       const r = l + 1;
       let best = i;
-      if (l < h.length && before(h[l] as Candidate, h[best] as Candidate)) best = l;
-      if (r < h.length && before(h[r] as Candidate, h[best] as Candidate)) best = r;
+      if (l < h.length && before(h[l] as Candidate<E>, h[best] as Candidate<E>)) best = l;
+      if (r < h.length && before(h[r] as Candidate<E>, h[best] as Candidate<E>)) best = r;
       if (best === i) return;
-      [h[i], h[best]] = [h[best] as Candidate, h[i] as Candidate];
+      [h[i], h[best]] = [h[best] as Candidate<E>, h[i] as Candidate<E>];
       i = best;
     }
   }

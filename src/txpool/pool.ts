@@ -205,7 +205,7 @@ function priorityAboveMax(raw: Uint8Array): boolean {
 export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx] }> {
   private readonly byHash = new Map<string, PooledTx>();
   private readonly bySender = new Map<string, SenderTxs>();
-  private readonly eviction = new EvictionQueue();
+  private readonly eviction = new EvictionQueue<PooledTx>();
   private seq = 0;
   private commonCache: { key: string; common: Common } | undefined;
   /** Sender nonces and balances at one state root: one trie read per sender per head, not per tx. */
