@@ -8,7 +8,8 @@ import { RLP } from '@ethereumjs/rlp';
 import { Capability, type TypedTransaction } from '@ethereumjs/tx';
 import { bigIntToUnpaddedBytes } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
-import { rlpItemAt, rlpListItems } from './rlpScan.js';
+import { rlpLengthPrefix as lengthPrefix } from './rlpScan.js';
+import { signedParts } from './signedParts.js';
 
 /** By the block's transactions array (shared by the views of a block the processor builds). */
 const cache = new WeakMap<TypedTransaction[], Uint8Array[]>();
@@ -34,13 +35,6 @@ export function transactionEncodings(block: Block): Uint8Array[] {
     cache.set(txs, out);
   }
   return out;
-}
-
-function lengthPrefix(length: number, base: number): Uint8Array {
-  if (length < 56) return Uint8Array.of(base + length);
-  const bytes: number[] = [];
-  for (let l = length; l > 0; l = Math.floor(l / 256)) bytes.unshift(l % 256);
-  return Uint8Array.from([base + 55 + bytes.length, ...bytes]);
 }
 
 /**
@@ -86,45 +80,14 @@ export function encodeBody(block: Block): Uint8Array {
 
 /**
  * The hash `tx`'s signature signs (`tx.getMessageToVerifySignature()`), from its encoding `encoded`
- * (`tx.serialize()`) without serializing the unsigned fields again: they are the encoding's items
- * before the signature, byte for byte, since both come from the same field encoder. A typed
- * transaction signs `type ‖ rlp(fields without yParity, r, s)`; a legacy one `rlp(the six fields)`,
- * followed by `chainId, 0, 0` when it is replay-protected (EIP-155).
+ * (`tx.serialize()`) without serializing the unsigned fields again (see signedParts).
  */
 export function signingHash(tx: TypedTransaction, encoded: Uint8Array): Uint8Array {
-  const typed = tx.supports(Capability.EIP2718TypedTransaction);
-  const body = typed ? encoded.subarray(1) : encoded;
-  const items = rlpListItems(body, rlpItemAt(body, 0));
-  if (items.length < 4) throw new Error('transaction encoding has no signature');
-  let tail = EMPTY;
-  let kept = items.length - 3;
-  if (!typed) {
-    kept = 6;
-    if (tx.supports(Capability.EIP155ReplayProtection))
-      tail = concat([RLP.encode(bigIntToUnpaddedBytes(tx.common.chainId())), RLP_EMPTY, RLP_EMPTY]);
-  }
-  const fields = body.subarray(items[0].start, items[kept - 1].end);
-  const header = lengthPrefix(fields.length + tail.length, 0xc0);
-  const prefix = typed ? 1 : 0;
-  const message = new Uint8Array(prefix + header.length + fields.length + tail.length);
-  if (typed) message[0] = encoded[0];
-  message.set(header, prefix);
-  message.set(fields, prefix + header.length);
-  message.set(tail, prefix + header.length + fields.length);
-  return keccak256(message);
+  const replayProtected =
+    !tx.supports(Capability.EIP2718TypedTransaction) && tx.supports(Capability.EIP155ReplayProtection);
+  const parts = signedParts(encoded, replayProtected ? bigIntToUnpaddedBytes(tx.common.chainId()) : EMPTY);
+  if (parts === undefined) throw new Error('transaction encoding has no signature');
+  return parts.hash;
 }
 
 const EMPTY: Uint8Array = new Uint8Array(0);
-const RLP_EMPTY = Uint8Array.of(0x80);
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const p of parts) length += p.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}

@@ -20,6 +20,14 @@ function readLength(buf: Uint8Array, at: number, bytes: number): number {
   return n;
 }
 
+/** The RLP prefix of a string (`base` 0x80) or list (`base` 0xc0) whose payload is `length` bytes. */
+export function rlpLengthPrefix(length: number, base: number): Uint8Array {
+  if (length < 56) return Uint8Array.of(base + length);
+  const bytes: number[] = [];
+  for (let l = length; l > 0; l = Math.floor(l / 256)) bytes.unshift(l % 256);
+  return Uint8Array.from([base + 55 + bytes.length, ...bytes]);
+}
+
 /** The item starting at `at`. */
 export function rlpItemAt(buf: Uint8Array, at: number): RlpItem {
   const b = buf[at];

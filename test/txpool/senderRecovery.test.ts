@@ -14,6 +14,7 @@ import {
 } from '@ethereumjs/tx';
 import { bigIntToUnpaddedBytes, bytesToHex } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
+import { signedParts } from '../../src/chain/signedParts.js';
 import { customCrypto, ecdsaSign } from '../../src/crypto/index.js';
 import {
   entrySize,
@@ -23,7 +24,6 @@ import {
   packEntry,
   RECOVERY_OUTPUT,
   recoverBatch,
-  signingHash,
 } from '../../src/txpool/recoveryWorker.js';
 import { SenderRecovery } from '../../src/txpool/senderRecovery.js';
 
@@ -131,7 +131,7 @@ describe('sender recovery of the intake', () => {
       const { recovery, chainId } = request(tx);
       // The raw bytes decode back to the same transaction (what the pool does first).
       expect(bytesToHex(createTxFromRLP(raw, { common: tx.common }).hash())).toBe(bytesToHex(tx.hash()));
-      expect(bytesToHex(signingHash(raw, chainId)?.hash as Uint8Array)).toBe(
+      expect(bytesToHex(signedParts(raw, chainId)?.hash as Uint8Array)).toBe(
         bytesToHex(tx.getMessageToVerifySignature()),
       );
       at = packEntry(input, at, raw, recovery, chainId);
