@@ -25,10 +25,11 @@ import {
   KECCAK256_RLP,
   setLengthLeft,
 } from '@ethereumjs/util';
-import { Bloom, createVM, encodeReceipt, type RunTxResult, runBlock, runTx, type VM } from '@ethereumjs/vm';
+import { Bloom, createVM, type RunTxResult, runBlock, runTx, type VM } from '@ethereumjs/vm';
 import { AncestorHashes } from '../chain/ancestorHashes.js';
 import { transactionEncodings } from '../chain/blockEncoding.js';
 import { bytesEqual, type ChainStore } from '../chain/chainStore.js';
+import { encodeBuiltReceipt } from '../chain/receiptEncoding.js';
 import { keccak256 } from '../crypto/index.js';
 import type { WriteBatch } from '../db/database.js';
 import type { BlockState } from '../state/blockState.js';
@@ -140,7 +141,7 @@ export class BlockProcessor {
           clearCache: false,
           validateBlockSize,
         });
-        receipts = result.receipts.map((r, i) => encodeReceipt(r, block.transactions[i].type));
+        receipts = result.receipts.map((r, i) => encodeBuiltReceipt(r, block.transactions[i].type));
       }
     } catch (err) {
       await this.reset(state, parent);
@@ -205,7 +206,7 @@ export class BlockProcessor {
         gasUsed += res.blockGasSpent;
         receiptGasUsed += res.totalGasSpent;
         bloom.or(res.bloom);
-        receipts[i] = encodeReceipt(res.receipt, tx.type);
+        receipts[i] = encodeBuiltReceipt(res.receipt, tx.type);
       }
       if (vm.common.isActivatedEIP(4895)) {
         for (const w of block.withdrawals ?? []) await credit(vm, w.address, w.amount * GWEI);

@@ -28,12 +28,12 @@ import {
 } from '@ethereumjs/util';
 import { Bloom, runTx, type VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
+import { type BuiltReceipt, encodeBuiltReceipt } from '../chain/receiptEncoding.js';
 import { keccak256, sha256 } from '../crypto/index.js';
 import type { BlockImporter, BuiltExecution } from '../execution/importer.js';
 import type { PooledTx, TxPool } from '../txpool/pool.js';
 import { orderedTrieRoot } from '../util/orderedTrieRoot.js';
 import type { SealingEngine } from './engine.js';
-import { type BuiltReceipt, encodeBuiltReceipt } from './receiptEncoding.js';
 import { accumulateRequests, type ReceiptLog } from './requests.js';
 import { effectiveTip, maxFeePerGas, TxSelection } from './selection.js';
 

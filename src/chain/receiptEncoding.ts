@@ -1,5 +1,5 @@
 /**
- * The consensus encoding of a receipt the block builder gets from `runTx` (EIP-2718: the type byte,
+ * The consensus encoding of a receipt `runTx` gives (block building and import; EIP-2718: the type byte,
  * then RLP([status or post-state root, cumulative gas, bloom, logs])), written into one buffer sized
  * beforehand. The generic RLP encoder copies every nested list once per level (the logs of an ERC-20
  * transfer three times); this writes each byte once. Equal to the library's `encodeReceipt` byte for

@@ -1,7 +1,7 @@
 /** The builder's receipt encoder against the library's `encodeReceipt`, over every shape a receipt takes. */
 import { encodeReceipt } from '@ethereumjs/vm';
 import { describe, expect, it } from 'vitest';
-import { type BuiltReceipt, encodeBuiltReceipt } from '../../src/mining/receiptEncoding.js';
+import { type BuiltReceipt, encodeBuiltReceipt } from '../../src/chain/receiptEncoding.js';
 
 const bytes = (n: number, fill: number) => new Uint8Array(n).fill(fill);
 
