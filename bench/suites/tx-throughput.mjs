@@ -16,10 +16,11 @@
  *
  *   node bench/suites/tx-throughput.mjs [--tx-count=10000] [--tx-senders=100] [--tx-concurrency=32]
  *        [--tx-phase-seconds=600] [--tx-stall-seconds=15] [--tx-anvil-block-time=0.2]
- *        [--tx-nodes=alder,hardhat,anvil,ganache] [--tx-profile] [--no-peers]
+ *        [--tx-nodes=alder,hardhat,anvil,ganache] [--tx-profile] [--tx-node-log=FILE] [--no-peers]
  *
  * --tx-profile runs Alder under `node --cpu-prof` and prints the functions with the most self time
- * (--tx-profile=DIR also keeps the .cpuprofile file in DIR).
+ * (--tx-profile=DIR also keeps the .cpuprofile file in DIR). --tx-node-log=FILE writes Alder's own output
+ * (its log: one "Produced block" line per block with build, seal and commit times) to FILE.
  * Prints a Markdown section on stdout, progress on stderr; every process started here is stopped by PID.
  */
 import {
@@ -504,6 +505,7 @@ async function main() {
         mem.alder = memory(alder.proc.pid);
       } finally {
         await stop(alder.proc);
+        if (typeof opt['tx-node-log'] === 'string') writeFileSync(opt['tx-node-log'], alder.proc.output());
       }
       if (profileDir) {
         // The main thread's profile (Node names them CPU.<date>.<pid>.<thread id>.<seq>.cpuprofile).
