@@ -33,6 +33,11 @@ export interface ProducerOptions {
    * steady stream a rebuild does not raise the rate (what the sealed block lacks goes into the next
    * one) while its execution is thrown away, on the thread that also takes transactions in; so only
    * blocks that are cheap to build are rebuilt (transactions sent close together still share a block).
+   * Once the stream pauses (no transaction for QUIET_MS) while the block being sealed lacks some that
+   * arrived, it is rebuilt with them if it is cheap to build by the same cost share (without the
+   * REBUILD_MAX_MS bound), at most once per block: a seal search has no memory, so the arrivals would
+   * otherwise wait for this seal and then a whole other one, while the rebuild throws away far less
+   * work than that and no intake waits behind it.
    */
   rebuildWhileSealing?: boolean;
 }
@@ -44,11 +49,23 @@ export interface ProducerOptions {
 const REBUILD_COST_SHARE = 4;
 const REBUILD_MAX_MS = 50;
 
+/** No transaction for this long while a block is sealed: the stream has paused (see rebuildWhileSealing). */
+const QUIET_MS = 200;
+
 /** Weight of the newest seal duration in the running average. */
 const SEAL_AVERAGE_WEIGHT = 0.25;
 
 /** How long to wait before retrying after a failed attempt or while syncing. */
 const RETRY_MS = 1000;
+
+interface Sealing {
+  txs: number;
+  buildMs: number;
+  fromSeq: number;
+  attempt: AbortController;
+  counted: boolean;
+  quiet: NodeJS.Timeout | undefined;
+}
 
 export class BlockProducer {
   private running = false;
@@ -64,11 +81,21 @@ export class BlockProducer {
   private nextSeq = 0;
   /**
    * The block being sealed: its transaction count, build time, and the pool sequence number when the
-   * builder read the pool (entries from there on arrived too late for it).
+   * builder read the pool (entries from there on arrived too late for it); `counted` once the arrivals
+   * reached its size and it was kept, `quiet` while a pause in the stream is waited for.
    */
-  private sealing: { txs: number; buildMs: number; fromSeq: number; attempt: AbortController } | undefined;
+  private sealing: Sealing | undefined;
+  /** When the pool last took a transaction in (performance.now()). */
+  private lastArrival = 0;
+  /**
+   * A pause rebuilt the block being sealed since the last block was stored: at most one such rebuild
+   * per block, so that a stream with gaps (a busy machine stalls senders too) does not have every
+   * block built twice.
+   */
+  private rebuiltOnPause = false;
   private readonly onAdded = (entry: PooledTx) => {
     if (entry.seq >= this.nextSeq) this.nextSeq = entry.seq + 1;
+    this.lastArrival = performance.now();
     this.checkRebuild();
   };
 
@@ -77,11 +104,44 @@ export class BlockProducer {
 
   private checkRebuild(): void {
     const s = this.sealing;
-    if (s && this.opts.rebuildWhileSealing && this.nextSeq - s.fromSeq >= Math.max(1, s.txs)) {
-      if (s.txs === 0 || (s.buildMs * REBUILD_COST_SHARE <= this.sealMs && s.buildMs <= REBUILD_MAX_MS))
-        s.attempt.abort();
-      this.sealing = undefined;
+    if (!s || !this.opts.rebuildWhileSealing || this.nextSeq <= s.fromSeq) return;
+    if (!s.counted && this.nextSeq - s.fromSeq >= Math.max(1, s.txs)) {
+      if (s.txs === 0 || (s.buildMs * REBUILD_COST_SHARE <= this.sealMs && s.buildMs <= REBUILD_MAX_MS)) {
+        this.rebuild(s);
+        return;
+      }
+      s.counted = true;
     }
+    if (s.quiet === undefined && !this.rebuiltOnPause && s.buildMs * REBUILD_COST_SHARE <= this.sealMs)
+      this.waitForPause(s);
+  }
+
+  /** Rebuilds `s` once no transaction arrived for QUIET_MS, unless its seal ends first. */
+  private waitForPause(s: Sealing): void {
+    const wait = this.lastArrival + QUIET_MS - performance.now();
+    s.quiet = setTimeout(
+      () => {
+        s.quiet = undefined;
+        if (this.sealing !== s) return;
+        if (performance.now() - this.lastArrival >= QUIET_MS) {
+          this.rebuiltOnPause = true;
+          this.rebuild(s);
+        } else this.waitForPause(s);
+      },
+      Math.max(1, Math.ceil(wait)),
+    );
+    s.quiet.unref();
+  }
+
+  private rebuild(s: Sealing): void {
+    s.attempt.abort();
+    this.endSealing();
+  }
+
+  private endSealing(): void {
+    const s = this.sealing;
+    if (s?.quiet !== undefined) clearTimeout(s.quiet);
+    this.sealing = undefined;
   }
 
   constructor(
@@ -112,6 +172,7 @@ export class BlockProducer {
     this.running = false;
     this.chain.off('newHead', this.onHead);
     this.opts.pool?.off('added', this.onAdded);
+    this.endSealing();
     this.attempt?.abort();
     this.wake?.();
     await this.loop;
@@ -155,7 +216,14 @@ export class BlockProducer {
         if (attempt.signal.aborted || !this.running) continue;
         const t1 = performance.now();
         if (built.poolSeq !== undefined)
-          this.sealing = { txs: built.txCount, buildMs: t1 - t0, fromSeq: built.poolSeq, attempt };
+          this.sealing = {
+            txs: built.txCount,
+            buildMs: t1 - t0,
+            fromSeq: built.poolSeq,
+            attempt,
+            counted: false,
+            quiet: undefined,
+          };
         this.checkRebuild();
         if (attempt.signal.aborted) continue;
         // An empty block waits for the engine's empty-block time (a transaction arriving restarts it).
@@ -164,11 +232,12 @@ export class BlockProducer {
             ? (this.engine.nextBlockDelay(parent, this.now(), false) ?? 0)
             : 0;
         const sealed = await this.engine.seal(built.block, attempt.signal, hold).finally(() => {
-          this.sealing = undefined;
+          if (this.sealing?.attempt === attempt) this.endSealing();
         });
         if (!sealed || !this.running) continue;
         const t2 = performance.now();
         if (hold === 0) this.sealMs += (t2 - t1 - this.sealMs) * SEAL_AVERAGE_WEIGHT;
+        this.rebuiltOnPause = false;
         await this.importer.commitBuilt(sealed, built.execution);
         const t3 = performance.now();
         this.log.info(

@@ -1,0 +1,105 @@
+/**
+ * The producer's rebuild rule while a block is sealed (proof of work's `rebuildWhileSealing`), over a
+ * real chain, pool, builder and importer; only the seal is held until the test releases it (a proof of
+ * work search ends by luck). A pause in the stream of arrivals rebuilds the block being sealed with
+ * what arrived meanwhile, so they need not wait for this seal and then another one.
+ */
+import type { Block } from '@ethereumjs/block';
+import { createFeeMarket1559Tx } from '@ethereumjs/tx';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BlockBuilder } from '../../src/mining/builder.js';
+import type { SealingEngine } from '../../src/mining/engine.js';
+import { BlockProducer } from '../../src/mining/producer.js';
+import { type CliqueTestChain, cliqueGenesis, FUNDED, openCliqueChain, testKey } from '../clique/helpers.js';
+
+const SIGNER = testKey('a');
+
+const opened: CliqueTestChain[] = [];
+const producers: BlockProducer[] = [];
+afterEach(async () => {
+  for (const p of producers.splice(0)) await p.stop();
+  for (const c of opened.splice(0)) await c.close();
+});
+
+function transfer(c: CliqueTestChain, nonce: number) {
+  return createFeeMarket1559Tx(
+    {
+      chainId: 4242n,
+      nonce: BigInt(nonce),
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 1n,
+      gasLimit: 21_000n,
+      to: `0x${(nonce + 1).toString(16).padStart(40, '0')}`,
+      value: 1n,
+    },
+    { common: c.chain.common },
+  ).sign(FUNDED.key);
+}
+
+async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('rebuilding the block being sealed', () => {
+  it('rebuilds with the arrivals once the stream pauses, and seals that block', async () => {
+    const c = await openCliqueChain(cliqueGenesis([SIGNER.address]));
+    opened.push(c);
+    const pool = c.services.txPool;
+    if (!pool) throw new Error('no pool');
+    const clique = c.clique.engine(SIGNER.key, new Uint8Array());
+    /** Every block handed to the seal, and the release of the one being sealed now. */
+    const sealing: Block[] = [];
+    let release: (() => void) | undefined;
+    const engine: SealingEngine = {
+      name: 'held',
+      childHeaderFields: (parent, timestamp) => clique.childHeaderFields(parent, timestamp),
+      childTimestamp: (parent) => parent.timestamp + 1n,
+      nextBlockDelay: () => 0,
+      executionHeader: clique.executionHeader?.bind(clique),
+      seal: (block, signal) =>
+        new Promise((resolve) => {
+          sealing.push(block);
+          const abort = () => resolve(undefined);
+          signal.addEventListener('abort', abort, { once: true });
+          release = () => {
+            signal.removeEventListener('abort', abort);
+            resolve(clique.seal(block, signal));
+          };
+        }),
+    };
+    const builder = new BlockBuilder(c.chain, c.importer, pool, {
+      minGasPrice: () => 0n,
+      minPriorityFee: () => 0n,
+      targetGasLimit: () => undefined,
+    });
+    const log = { info() {}, warn() {} };
+    const producer = new BlockProducer(c.chain, c.importer, builder, engine, log, {
+      pool,
+      rebuildWhileSealing: true,
+    });
+    producers.push(producer);
+
+    // Four transactions in the pool, then production starts: the first block carries them.
+    for (let n = 0; n < 4; n++) await pool.add(transfer(c, n), true);
+    producer.start();
+    await until(() => sealing.length === 1);
+    expect(sealing[0]?.transactions.length).toBe(4);
+
+    // Two more arrive (fewer than the block carries: no rebuild for the count) and the stream stops:
+    // after the pause the block is built again with all six.
+    for (let n = 4; n < 6; n++) await pool.add(transfer(c, n), true);
+    await until(() => sealing.length === 2);
+    expect(sealing[1]?.transactions.length).toBe(6);
+
+    // Sealed and stored: all six are in the new head.
+    release?.();
+    await until(() => c.chain.headHeader().number === 1n);
+    await until(() => pool.size === 0);
+    const head = c.chain.getBlock(c.chain.head().hash);
+    expect(head?.transactions.length).toBe(6);
+  });
+});
