@@ -8,16 +8,18 @@
  * Nodes follow the Yellow Paper: a leaf is [hex-prefix(rest, leaf), value], an extension
  * [hex-prefix(shared, extension), child], a branch 16 children and a value; a child is referenced by
  * its RLP when that is shorter than 32 bytes and by its keccak-256 otherwise; the root is always hashed.
+ * Each node is encoded once, straight into its final bytes (a parent copies its children's references
+ * in): the generic RLP encoder re-encoded every embedded structure and concatenated at every level.
  */
-import { RLP } from '@ethereumjs/rlp';
 
 type Hash = (data: Uint8Array) => Uint8Array;
-type Encoded = Uint8Array | Encoded[];
 
 /** keccak256(RLP("")) : the root of an empty trie. */
 const EMPTY_ROOT = Uint8Array.from(
   Buffer.from('56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421', 'hex'),
 );
+/** RLP of the empty string: an absent branch child or value. */
+const EMPTY_ITEM = 0x80;
 
 interface Item {
   nibbles: Uint8Array;
@@ -33,6 +35,67 @@ function nibblesOf(key: Uint8Array): Uint8Array {
   return out;
 }
 
+/** RLP(i) for a non-negative integer: the keys of the trie. */
+function indexKey(i: number): Uint8Array {
+  if (i === 0) return Uint8Array.of(0x80);
+  if (i < 0x80) return Uint8Array.of(i);
+  const bytes: number[] = [];
+  for (let v = i; v > 0; v = Math.floor(v / 256)) bytes.unshift(v % 256);
+  return Uint8Array.from([0x80 + bytes.length, ...bytes]);
+}
+
+/** Bytes of the big-endian length `n` (1 to 4; RLP lengths here stay far below 2^32). */
+function lengthBytes(n: number): number {
+  return n < 0x100 ? 1 : n < 0x10000 ? 2 : n < 0x1000000 ? 3 : 4;
+}
+
+function writeLength(out: Uint8Array, at: number, n: number, size: number): void {
+  for (let i = size - 1; i >= 0; i--) {
+    out[at + i] = n & 0xff;
+    n >>>= 8;
+  }
+}
+
+/** Length of the RLP string holding `b`. */
+function stringSize(b: Uint8Array): number {
+  const n = b.length;
+  if (n === 1 && (b[0] as number) < 0x80) return 1;
+  return n < 56 ? 1 + n : 1 + lengthBytes(n) + n;
+}
+
+/** Writes `b` as an RLP string at `at`; returns the offset after it. */
+function writeString(out: Uint8Array, at: number, b: Uint8Array): number {
+  const n = b.length;
+  if (n === 1 && (b[0] as number) < 0x80) {
+    out[at] = b[0] as number;
+    return at + 1;
+  }
+  if (n < 56) out[at++] = 0x80 + n;
+  else {
+    const size = lengthBytes(n);
+    out[at] = 0xb7 + size;
+    writeLength(out, at + 1, n, size);
+    at += 1 + size;
+  }
+  out.set(b, at);
+  return at + n;
+}
+
+/** A list of `payload` bytes: its header written at 0 of a new array sized for both; returns both. */
+function newList(payload: number): { out: Uint8Array; at: number } {
+  if (payload < 56) {
+    const out = new Uint8Array(1 + payload);
+    out[0] = 0xc0 + payload;
+    return { out, at: 1 };
+  }
+  const size = lengthBytes(payload);
+  const out = new Uint8Array(1 + size + payload);
+  out[0] = 0xf7 + size;
+  writeLength(out, 1, payload, size);
+  return { out, at: 1 + size };
+}
+
+/** Hex-prefix encoding of nibbles[from, to) (Yellow Paper appendix C). */
 function hexPrefix(nibbles: Uint8Array, from: number, to: number, leaf: boolean): Uint8Array {
   const length = to - from;
   const odd = length % 2 === 1;
@@ -44,42 +107,69 @@ function hexPrefix(nibbles: Uint8Array, from: number, to: number, leaf: boolean)
   return out;
 }
 
-/** The node of `items[lo, hi)` (sorted, distinct keys) below nibble `depth`, as an RLP-ready structure. */
-function node(items: Item[], lo: number, hi: number, depth: number, hash: Hash): Encoded {
+/** How a parent holds a child node: its RLP when shorter than 32 bytes, else the RLP string of its hash. */
+function reference(encoded: Uint8Array, hash: Hash): Uint8Array {
+  if (encoded.length < 32) return encoded;
+  const out = new Uint8Array(33);
+  out[0] = 0xa0;
+  out.set(hash(encoded), 1);
+  return out;
+}
+
+/** The RLP of the node of `items[lo, hi)` (sorted, distinct keys) below nibble `depth`. */
+function node(items: Item[], lo: number, hi: number, depth: number, hash: Hash): Uint8Array {
   const first = items[lo] as Item;
-  if (hi - lo === 1) return [hexPrefix(first.nibbles, depth, first.nibbles.length, true), first.value];
+  if (hi - lo === 1) {
+    const path = hexPrefix(first.nibbles, depth, first.nibbles.length, true);
+    const { out, at } = newList(stringSize(path) + stringSize(first.value));
+    writeString(out, writeString(out, at, path), first.value);
+    return out;
+  }
   // Shared prefix of the first and last key (keys are sorted): common to all.
   const last = (items[hi - 1] as Item).nibbles;
   let shared = depth;
   while (shared < first.nibbles.length && shared < last.length && first.nibbles[shared] === last[shared])
     shared++;
   if (shared > depth) {
-    return [
-      hexPrefix(first.nibbles, depth, shared, false),
-      reference(node(items, lo, hi, shared, hash), hash),
-    ];
+    const path = hexPrefix(first.nibbles, depth, shared, false);
+    const child = reference(node(items, lo, hi, shared, hash), hash);
+    const { out, at } = newList(stringSize(path) + child.length);
+    out.set(child, writeString(out, at, path));
+    return out;
   }
-  const branch: Encoded[] = new Array(17);
-  let value: Uint8Array = new Uint8Array();
+  const children: Array<Uint8Array | undefined> = new Array(16);
+  let value: Uint8Array | undefined;
   let i = lo;
   // A key that ends here sorts first: it is the branch's value.
   if (first.nibbles.length === depth) {
     value = first.value;
     i++;
   }
+  let payload = 0;
   for (let n = 0; n < 16; n++) {
     let j = i;
     while (j < hi && (items[j] as Item).nibbles[depth] === n) j++;
-    branch[n] = j > i ? reference(node(items, i, j, depth + 1, hash), hash) : new Uint8Array();
+    if (j > i) {
+      const child = reference(node(items, i, j, depth + 1, hash), hash);
+      children[n] = child;
+      payload += child.length;
+    } else payload += 1;
     i = j;
   }
-  branch[16] = value;
-  return branch;
-}
-
-function reference(n: Encoded, hash: Hash): Encoded {
-  const encoded = RLP.encode(n);
-  return encoded.length < 32 ? n : hash(encoded);
+  payload += value === undefined ? 1 : stringSize(value);
+  const { out, at: start } = newList(payload);
+  let at = start;
+  for (let n = 0; n < 16; n++) {
+    const child = children[n];
+    if (child === undefined) out[at++] = EMPTY_ITEM;
+    else {
+      out.set(child, at);
+      at += child.length;
+    }
+  }
+  if (value === undefined) out[at] = EMPTY_ITEM;
+  else writeString(out, at, value);
+  return out;
 }
 
 function compare(a: Uint8Array, b: Uint8Array): number {
@@ -91,7 +181,7 @@ function compare(a: Uint8Array, b: Uint8Array): number {
 /** Root of the trie mapping RLP(i) to `values[i]`. */
 export function orderedTrieRoot(values: readonly Uint8Array[], hash: Hash): Uint8Array {
   if (values.length === 0) return EMPTY_ROOT;
-  const items: Item[] = values.map((value, i) => ({ nibbles: nibblesOf(RLP.encode(i)), value }));
+  const items: Item[] = values.map((value, i) => ({ nibbles: nibblesOf(indexKey(i)), value }));
   items.sort((a, b) => compare(a.nibbles, b.nibbles));
-  return hash(RLP.encode(node(items, 0, items.length, 0, hash)));
+  return hash(node(items, 0, items.length, 0, hash));
 }
