@@ -204,6 +204,8 @@ function priorityAboveMax(raw: Uint8Array): boolean {
 
 export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx] }> {
   private readonly byHash = new Map<string, PooledTx>();
+  /** Entries by transaction object: a block this node built carries the pool's own objects. */
+  private readonly byTx = new WeakMap<TypedTransaction, PooledTx>();
   private readonly bySender = new Map<string, SenderTxs>();
   private readonly eviction = new EvictionQueue<PooledTx>();
   private seq = 0;
@@ -481,6 +483,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       this.eviction.offer(entry, maxFee(tx));
     }
     this.byHash.set(hashHex, entry);
+    this.byTx.set(tx, entry);
     if (local) this.localSenders.add(senderHex);
     this.emit('added', entry);
     this.evictOverflow();
@@ -620,7 +623,12 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
 
   private dropIncluded(block: Block): void {
     for (const tx of block.transactions) {
-      const e = this.byHash.get(bytesToHex(tx.hash()));
+      // The pool's own object (a block built here) needs no hash lookup.
+      const own = this.byTx.get(tx as TypedTransaction);
+      const e =
+        own !== undefined && this.byHash.get(own.hashHex) === own
+          ? own
+          : this.byHash.get(bytesToHex(tx.hash()));
       if (e) this.removeEntry(e, false);
     }
   }
