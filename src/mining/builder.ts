@@ -200,6 +200,8 @@ export class BlockBuilder {
           : undefined;
         const requestsHash = requests ? genRequestsRoot(requests, sha256) : undefined;
         await vm.evm.journal.commit();
+        // The roots are long synchronous passes over a full block: requests are answered in between.
+        await yieldToLoop();
         const stateRoot = await vm.stateManager.getStateRoot();
         return { result: { ...out, stateRoot, requestsHash, requests }, stateRoot };
       } catch (err) {
@@ -209,6 +211,7 @@ export class BlockBuilder {
     });
 
     // One synchronous pass over the encoded transactions (the library trie costs ~0.7 ms per entry).
+    await yieldToLoop();
     const transactionsTrie = orderedTrieRoot(
       result.txs.map((tx) => tx.serialize()),
       keccak256,
@@ -357,10 +360,11 @@ export class BlockBuilder {
       receipts.push(encoded);
       senders.push(entry.sender);
       if (performance.now() - lastYield >= YIELD_AFTER_MS) {
-        await new Promise<void>((r) => setImmediate(r));
+        await yieldToLoop();
         lastYield = performance.now();
       }
     }
+    await yieldToLoop();
     return {
       txs,
       included,
@@ -374,6 +378,11 @@ export class BlockBuilder {
       receiptsRoot: orderedTrieRoot(receipts, keccak256),
     };
   }
+}
+
+/** Lets the event loop answer what arrived (eth_sendRawTransaction above all) before going on. */
+function yieldToLoop(): Promise<void> {
+  return new Promise<void>((r) => setImmediate(r));
 }
 
 /** The chain's `depositContractAddress`, as the library's block execution reads it. */
