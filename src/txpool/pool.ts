@@ -135,6 +135,11 @@ function senderOf(tx: TypedTransaction): Address {
   return new Address(keccak256(tx.getSenderPublicKey()).subarray(12));
 }
 
+/** `bytesToHex(hash)` (the pool's key) with the native encoder: taken per transaction in and out. */
+function hashKey(hash: Uint8Array): string {
+  return `0x${Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('hex')}`;
+}
+
 /** Senders of transactions `decode` made, once known (recovered on the thread or hashed here). */
 const knownSenders = new WeakMap<TypedTransaction, Address>();
 
@@ -204,8 +209,6 @@ function priorityAboveMax(raw: Uint8Array): boolean {
 
 export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx] }> {
   private readonly byHash = new Map<string, PooledTx>();
-  /** Entries by transaction object: a block this node built carries the pool's own objects. */
-  private readonly byTx = new WeakMap<TypedTransaction, PooledTx>();
   private readonly bySender = new Map<string, SenderTxs>();
   private readonly eviction = new EvictionQueue<PooledTx>();
   private seq = 0;
@@ -254,7 +257,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   }
 
   get(hash: Uint8Array | string): PooledTx | undefined {
-    return this.byHash.get(typeof hash === 'string' ? hash.toLowerCase() : bytesToHex(hash));
+    return this.byHash.get(typeof hash === 'string' ? hash.toLowerCase() : hashKey(hash));
   }
 
   all(): PooledTx[] {
@@ -395,7 +398,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
 
   async add(tx: TypedTransaction, local: boolean, size = tx.serialize().length): Promise<PooledTx> {
     const { common, header } = this.headCommon();
-    const hashHex = bytesToHex(tx.hash());
+    const hashHex = hashKey(tx.hash());
     if (this.byHash.has(hashHex)) throw new TxPoolError('KNOWN');
     if (!common.isActivatedEIP(2930) && tx.type === 1) throw new TxPoolError('TYPE_NOT_SUPPORTED');
     if (!common.isActivatedEIP(1559) && tx.type === 2) throw new TxPoolError('TYPE_NOT_SUPPORTED');
@@ -483,7 +486,6 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       this.eviction.offer(entry, maxFee(tx));
     }
     this.byHash.set(hashHex, entry);
-    this.byTx.set(tx, entry);
     if (local) this.localSenders.add(senderHex);
     this.emit('added', entry);
     this.evictOverflow();
@@ -623,12 +625,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
 
   private dropIncluded(block: Block): void {
     for (const tx of block.transactions) {
-      // The pool's own object (a block built here) needs no hash lookup.
-      const own = this.byTx.get(tx as TypedTransaction);
-      const e =
-        own !== undefined && this.byHash.get(own.hashHex) === own
-          ? own
-          : this.byHash.get(bytesToHex(tx.hash()));
+      const e = this.byHash.get(hashKey(tx.hash()));
       if (e) this.removeEntry(e, false);
     }
   }
