@@ -6,7 +6,7 @@
  * included transactions and re-injects those of blocks a reorg removed.
  */
 import { EventEmitter } from 'node:events';
-import type { Block } from '@ethereumjs/block';
+import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { Common } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import {
@@ -19,7 +19,6 @@ import {
   Address,
   bigIntToUnpaddedBytes,
   bytesToBigInt,
-  bytesToHex,
   SECP256K1_ORDER,
   SECP256K1_ORDER_DIV_2,
 } from '@ethereumjs/util';
@@ -212,7 +211,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   private readonly bySender = new Map<string, SenderTxs>();
   private readonly eviction = new EvictionQueue<PooledTx>();
   private seq = 0;
-  private commonCache: { key: string; common: Common } | undefined;
+  private commonCache: { key: string; header: BlockHeader; common: Common } | undefined;
   /** Sender nonces and balances at one state root: one trie read per sender per head, not per tx. */
   private readonly now: () => number;
   private readonly recovery: SenderRecovery | undefined;
@@ -311,13 +310,15 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   /** The fork rules of the block being built on the head. */
   private headCommon(): { common: Common; header: ReturnType<ChainStore['headHeader']> } {
     const header = this.chain.headHeader();
-    const key = bytesToHex(header.hash());
+    // The chain hands out one header object per head: the hash is compared only when it changed.
+    if (this.commonCache?.header === header) return { common: this.commonCache.common, header };
+    const key = hashKey(header.hash());
     if (this.commonCache?.key !== key) {
       // Copying Common costs ~0.2 ms: one copy per head, not per transaction.
       const common = this.common.copy();
       common.setHardforkBy({ blockNumber: header.number + 1n, timestamp: header.timestamp + 1n });
-      this.commonCache = { key, common: shareCommon(common) };
-    }
+      this.commonCache = { key, header, common: shareCommon(common) };
+    } else this.commonCache.header = header;
     return { common: this.commonCache.common, header };
   }
 
