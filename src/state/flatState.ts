@@ -84,7 +84,22 @@ export class FlatState {
 
   /** A slot (32-byte key) of the account at a 20-byte address, leading zeros stripped. */
   storage(address: Uint8Array, slot: Uint8Array): Uint8Array {
-    return this.db.get('flatStorage', slotKey(keccak256(address), keccak256(slot))) ?? EMPTY;
+    return this.db.get('flatStorage', slotKey(this.hashedAddress(address), keccak256(slot))) ?? EMPTY;
+  }
+
+  /** The last address whose slots were read and its hash (a contract's slots are read in runs). */
+  private lastAddress = new Uint8Array(20);
+  private lastHashed: Uint8Array | undefined;
+
+  private hashedAddress(address: Uint8Array): Uint8Array {
+    const last = this.lastHashed;
+    if (last !== undefined && equalsBytes(address, this.lastAddress)) return last;
+    const hashed = keccak256(address);
+    if (address.length === 20) {
+      this.lastAddress.set(address);
+      this.lastHashed = hashed;
+    }
+    return hashed;
   }
 
   /**
