@@ -5,7 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { type Block, createBlock, createBlockHeaderFromBytesArray } from '@ethereumjs/block';
+import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
+import { createAddressFromString } from '@ethereumjs/util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   allocateCache,
@@ -19,7 +22,10 @@ import {
   sealHash,
   seedHash,
 } from '../../src/consensus/ethash/algorithm.js';
+import type { EpochCache, EthashCaches } from '../../src/consensus/ethash/caches.js';
+import { EthashEngine } from '../../src/consensus/ethash/engine.js';
 import { ReferenceHashimoto } from '../../src/consensus/ethash/reference.js';
+import { createSealVerifier } from '../../src/consensus/ethash/seal.js';
 import { kernel, SLOT, slotOffset } from '../../src/consensus/ethash/wasm.js';
 import { keccak256, keccak512 } from '../../src/crypto/index.js';
 import { HIVE_CHAIN } from '../helpers/conformance.js';
@@ -133,40 +139,86 @@ describe('ethash kernel', () => {
     });
   });
 
-  it('verifies the real seals of the hive test chain (epoch 0) and agrees with the reference', async () => {
-    const cache = await makeCache(cacheSize(0), seedHash(0));
-    const fast = new Hashimoto(cache, datasetSize(0));
-    const reference = new ReferenceHashimoto(cache, datasetSize(0));
-    const file = readFileSync(HIVE_CHAIN.blocks);
-    let rest: Uint8Array = new Uint8Array(file);
-    let checked = 0;
-    while (rest.length > 0) {
-      const decoded = RLP.decode(rest, true);
-      rest = decoded.remainder;
-      const header = (decoded.data as unknown as Uint8Array[][])[0] as Uint8Array[];
-      const number = bytesToBigIntBE(header[8] as Uint8Array);
-      // From block 33 (London) the chain's blocks carry no proof of work.
-      if (number > 32n) continue;
-      const headerHash = sealHash(header);
-      const nonce = header[14] as Uint8Array;
-      const { mixDigest, result } = fast.run(headerHash, nonce);
-      expect(hex(mixDigest)).toBe(hex(header[13] as Uint8Array));
-      expect(bytesToBigIntBE(result) <= boundary(bytesToBigIntBE(header[7] as Uint8Array))).toBe(true);
-      if (number % 8n === 0n) expect(hex(reference.run(headerHash, nonce).result)).toBe(hex(result));
-      // The batch holding the sealed nonce finds it.
-      const hi = new DataView(nonce.buffer, nonce.byteOffset).getUint32(0);
-      const lo = new DataView(nonce.buffer, nonce.byteOffset).getUint32(4);
-      const bound = new Uint8Array(32);
-      for (let i = 0, v = boundary(bytesToBigIntBE(header[7] as Uint8Array)); i < 32; i++, v >>= 8n)
-        bound[31 - i] = Number(v & 0xffn);
-      if (lo >= 2) {
-        const found = fast.searchBatch(headerHash, hi, lo - 2, 4, bound);
-        expect(found).toBeGreaterThanOrEqual(0);
-        expect(found).toBeLessThanOrEqual(2);
-        if (found === 2) expect(hex(fast.resultAt(2).mixDigest)).toBe(hex(header[13] as Uint8Array));
+  describe('on the epoch-0 cache', () => {
+    let cache: Uint32Array;
+    let fast: Hashimoto;
+    beforeAll(async () => {
+      cache = await makeCache(cacheSize(0), seedHash(0));
+      fast = new Hashimoto(cache, datasetSize(0));
+    });
+
+    it('verifies the real seals of the hive test chain (epoch 0) and agrees with the reference', async () => {
+      const reference = new ReferenceHashimoto(cache, datasetSize(0));
+      const file = readFileSync(HIVE_CHAIN.blocks);
+      let rest: Uint8Array = new Uint8Array(file);
+      let checked = 0;
+      while (rest.length > 0) {
+        const decoded = RLP.decode(rest, true);
+        rest = decoded.remainder;
+        const header = (decoded.data as unknown as Uint8Array[][])[0] as Uint8Array[];
+        const number = bytesToBigIntBE(header[8] as Uint8Array);
+        // From block 33 (London) the chain's blocks carry no proof of work.
+        if (number > 32n) continue;
+        const headerHash = sealHash(header);
+        const nonce = header[14] as Uint8Array;
+        const { mixDigest, result } = fast.run(headerHash, nonce);
+        expect(hex(mixDigest)).toBe(hex(header[13] as Uint8Array));
+        expect(bytesToBigIntBE(result) <= boundary(bytesToBigIntBE(header[7] as Uint8Array))).toBe(true);
+        if (number % 8n === 0n) expect(hex(reference.run(headerHash, nonce).result)).toBe(hex(result));
+        // The batch holding the sealed nonce finds it.
+        const hi = new DataView(nonce.buffer, nonce.byteOffset).getUint32(0);
+        const lo = new DataView(nonce.buffer, nonce.byteOffset).getUint32(4);
+        const bound = new Uint8Array(32);
+        for (let i = 0, v = boundary(bytesToBigIntBE(header[7] as Uint8Array)); i < 32; i++, v >>= 8n)
+          bound[31 - i] = Number(v & 0xffn);
+        if (lo >= 2) {
+          const found = fast.searchBatch(headerHash, hi, lo - 2, 4, bound);
+          expect(found).toBeGreaterThanOrEqual(0);
+          expect(found).toBeLessThanOrEqual(2);
+          if (found === 2) expect(hex(fast.resultAt(2).mixDigest)).toBe(hex(header[13] as Uint8Array));
+        }
+        checked++;
       }
-      checked++;
-    }
-    expect(checked).toBe(33);
+      expect(checked).toBe(33);
+    });
+
+    it('seals a dev-network block (difficulty 100) by the search on this thread, and the seal verifies', async () => {
+      const epoch: EpochCache = {
+        epoch: 0,
+        seed: seedHash(0),
+        fullSize: datasetSize(0),
+        cache,
+        hashimoto: fast,
+      };
+      const caches = { get: async () => epoch } as unknown as EthashCaches;
+      // Run from the sources there is no compiled search thread: the engine searches in slices here.
+      const engine = new EthashEngine({ calcDifficulty: () => 100n }, caches, {
+        coinbase: createAddressFromString(`0x${'11'.repeat(20)}`),
+        extraData: new Uint8Array(),
+      });
+      const common = new Common({ chain: Mainnet, hardfork: Hardfork.London });
+      const block = createBlock(
+        {
+          header: { number: 1n, difficulty: 100n, gasLimit: 8_000_000n, timestamp: 1000n, baseFeePerGas: 7n },
+        },
+        { common, skipConsensusFormatValidation: true },
+      );
+      const sealed = await engine.seal(block, new AbortController().signal);
+      await engine.close();
+      expect(sealed).toBeDefined();
+      const header = (sealed as Block).header;
+      expect(await createSealVerifier(caches)(header)).toBeUndefined();
+      const reference = new ReferenceHashimoto(cache, datasetSize(0)).run(
+        sealHash(header.raw()),
+        header.nonce,
+      );
+      expect(hex(reference.mixDigest)).toBe(hex(header.mixHash));
+      expect(bytesToBigIntBE(reference.result) <= boundary(100n)).toBe(true);
+      // One nonce changed: the seal no longer verifies.
+      const raw = header.raw();
+      raw[14] = new Uint8Array(header.nonce).map((b, i) => (i === 7 ? b ^ 1 : b));
+      const forged = createBlockHeaderFromBytesArray(raw, { common, skipConsensusFormatValidation: true });
+      expect(await createSealVerifier(caches)(forged)).toMatch(/invalid proof-of-work seal/);
+    });
   });
 });
