@@ -73,8 +73,8 @@ export async function makeCache(bytes: number, seed: Uint8Array, yieldEvery = 1 
   const n = bytes / HASH_BYTES;
   const cache = allocateCache(bytes);
   const words = new Uint32Array(cache.buffer);
-  const k = kernel(memories.get(cache.buffer) as WebAssembly.Memory);
   const slot = slotOffset(bytes, 0);
+  const k = kernel(memories.get(cache.buffer) as WebAssembly.Memory, slot);
   const state = slot + SLOT.state;
   const tmp = slot + SLOT.spare;
   const pause = () => new Promise<void>((r) => setImmediate(r));
@@ -131,10 +131,10 @@ export class Hashimoto {
     }
     this.memory = memory;
     this.cacheBytes = cache.byteLength;
-    this.kernel = kernel(memory);
+    this.slot = slotOffset(cache.byteLength, slot);
+    this.kernel = kernel(memory, this.slot);
     this.bytes = new Uint8Array(memory.buffer);
     this.words = new Uint32Array(memory.buffer);
-    this.slot = slotOffset(cache.byteLength, slot);
     this.items = cache.byteLength / HASH_BYTES;
     this.rows = fullSize / MIX_BYTES;
   }

@@ -11,11 +11,12 @@
  *
  *   0     header hash (32 bytes), then the nonce being hashed (little-endian u64)
  *   64    up to MAX_BATCH nonces (little-endian u64)
- *   128   the Keccak state (25 little-endian u64 lanes)
- *   384   per nonce, 128 bytes: seed hash s (64) ‖ compressed mix (32) ‖ result (32)
- *   1408  per nonce, the 128-byte mix
- *   2432  the dataset items being computed (two per nonce, 64 bytes each)
- *   3456  their indices (u32), 3520 their parents' byte offsets (u32)
+ *   128   the Keccak state (25 little-endian u64 lanes), then at 328 the 24 round constants
+ *   576   per nonce, 128 bytes: seed hash s (64) ‖ compressed mix (32) ‖ result (32)
+ *   1600  per nonce, the 128-byte mix
+ *   2624  the dataset items being computed (two per nonce, 64 bytes each)
+ *   3648  their indices (u32), 3712 their parents' byte offsets (u32)
+ *   3840  spare (256 bytes)
  */
 
 export const MAX_BATCH = 8;
@@ -24,16 +25,18 @@ export const SLOT = {
   header: 0,
   nonces: 64,
   state: 128,
-  out: 384,
+  out: 576,
   outStride: 128,
-  mix: 1408,
-  items: 2432,
-  index: 3456,
-  parent: 3520,
-  /** Free space of a slot (for cache generation's temporary item). */
-  spare: 3584,
+  mix: 1600,
+  items: 2624,
+  index: 3648,
+  parent: 3712,
+  /** Free space of a slot (256 bytes: cache generation's temporary item). */
+  spare: 3840,
 } as const;
 
+/** Where the round constants sit, from the start of a Keccak state. */
+const ROUND_CONSTANTS_AT = 200;
 const FNV_PRIME = 0x01000193;
 const ACCESSES = 64;
 const DATASET_PARENTS = 256;
@@ -222,7 +225,11 @@ function roundConstants(): bigint[] {
   return out;
 }
 
-/** keccakf(state): the permutation in place over 25 lanes at `state`, all 24 rounds unrolled. */
+/**
+ * keccakf(state): the permutation in place over 25 lanes at `state`, a loop over the 24 rounds with
+ * each round's constant read from behind the state (prepare). Unrolling all rounds measured twice as
+ * slow: the code no longer fits the instruction cache.
+ */
 function keccakF(): Fn {
   const f = new Fn(1);
   const ptr = 0;
@@ -230,50 +237,58 @@ function keccakF(): Fn {
   const b = Array.from({ length: 25 }, () => f.local(I64));
   const c = Array.from({ length: 5 }, () => f.local(I64));
   const d = Array.from({ length: 5 }, () => f.local(I64));
+  const round = f.local(I32);
   const rot = rotationOffsets();
   for (let i = 0; i < 25; i++)
     f.get(ptr)
       .mem(op.i64Load, 3, 8 * i)
       .set(a[i] as number);
-  for (const rc of roundConstants()) {
-    // θ: column parities, then each lane takes its neighbours' parities.
-    for (let x = 0; x < 5; x++) {
-      f.get(a[x] as number);
-      for (let y = 1; y < 5; y++) f.get(a[x + 5 * y] as number).emit(op.i64Xor);
-      f.set(c[x] as number);
-    }
-    for (let x = 0; x < 5; x++) {
-      f.get(c[(x + 4) % 5] as number)
-        .get(c[(x + 1) % 5] as number)
-        .i64(1n)
-        .emit(op.i64Rotl, op.i64Xor)
-        .set(d[x] as number);
-    }
-    // ρ and π: B[y, 2x + 3y] = rot(A[x, y] ^ D[x], r[x, y]).
-    for (let x = 0; x < 5; x++) {
-      for (let y = 0; y < 5; y++) {
-        f.get(a[x + 5 * y] as number)
-          .get(d[x] as number)
-          .emit(op.i64Xor);
-        const r = rot[x + 5 * y] as number;
-        if (r !== 0) f.i64(BigInt(r)).emit(op.i64Rotl);
-        f.set(b[y + 5 * ((2 * x + 3 * y) % 5)] as number);
-      }
-    }
-    // χ: A[x, y] = B[x, y] ^ (~B[x + 1, y] & B[x + 2, y]); ι on lane 0.
-    for (let y = 0; y < 5; y++) {
+  f.loop(
+    round,
+    (g) => g.i32(24),
+    () => {
+      // θ: column parities, then each lane takes its neighbours' parities.
       for (let x = 0; x < 5; x++) {
-        f.get(b[x + 5 * y] as number)
-          .get(b[((x + 1) % 5) + 5 * y] as number)
-          .i64(-1n)
-          .emit(op.i64Xor)
-          .get(b[((x + 2) % 5) + 5 * y] as number)
-          .emit(op.i64And, op.i64Xor);
-        if (x === 0 && y === 0) f.i64(rc).emit(op.i64Xor);
-        f.set(a[x + 5 * y] as number);
+        f.get(a[x] as number);
+        for (let y = 1; y < 5; y++) f.get(a[x + 5 * y] as number).emit(op.i64Xor);
+        f.set(c[x] as number);
       }
-    }
-  }
+      for (let x = 0; x < 5; x++) {
+        f.get(c[(x + 4) % 5] as number)
+          .get(c[(x + 1) % 5] as number)
+          .i64(1n)
+          .emit(op.i64Rotl, op.i64Xor)
+          .set(d[x] as number);
+      }
+      // ρ and π: B[y, 2x + 3y] = rot(A[x, y] ^ D[x], r[x, y]).
+      for (let x = 0; x < 5; x++) {
+        for (let y = 0; y < 5; y++) {
+          f.get(a[x + 5 * y] as number)
+            .get(d[x] as number)
+            .emit(op.i64Xor);
+          const r = rot[x + 5 * y] as number;
+          if (r !== 0) f.i64(BigInt(r)).emit(op.i64Rotl);
+          f.set(b[y + 5 * ((2 * x + 3 * y) % 5)] as number);
+        }
+      }
+      // χ: A[x, y] = B[x, y] ^ (~B[x + 1, y] & B[x + 2, y]); ι on lane 0.
+      for (let y = 0; y < 5; y++) {
+        for (let x = 0; x < 5; x++) {
+          f.get(b[x + 5 * y] as number)
+            .get(b[((x + 1) % 5) + 5 * y] as number)
+            .i64(-1n)
+            .emit(op.i64Xor)
+            .get(b[((x + 2) % 5) + 5 * y] as number)
+            .emit(op.i64And, op.i64Xor);
+          if (x === 0 && y === 0) {
+            f.get(ptr).get(round).i32(3).emit(op.i32Shl, op.i32Add);
+            f.mem(op.i64Load, 3, ROUND_CONSTANTS_AT).emit(op.i64Xor);
+          }
+          f.set(a[x + 5 * y] as number);
+        }
+      }
+    },
+  );
   for (let i = 0; i < 25; i++)
     f.get(ptr)
       .get(a[i] as number)
@@ -281,8 +296,21 @@ function keccakF(): Fn {
   return f;
 }
 
+/** prepare(state): writes the round constants behind the Keccak state at `state`. */
+function prepareFn(): Fn {
+  const f = new Fn(1);
+  roundConstants().forEach((rc, i) => {
+    f.get(0)
+      .i64(rc)
+      .mem(op.i64Store, 3, ROUND_CONSTANTS_AT + 8 * i);
+  });
+  return f;
+}
+
 const F_KECCAK = 0;
 const F_SPONGE = 1;
+const F_HASHIMOTO = 2;
+const F_PREPARE = 3;
 
 /**
  * sponge(state, input, inLanes, rateLanes, output, outLanes): Keccak of `inLanes` 64-bit words (less
@@ -541,14 +569,14 @@ function name(s: string): number[] {
 }
 
 function assemble(): Uint8Array<ArrayBuffer> {
-  const fns = [keccakF(), spongeFn(), hashimotoFn()];
+  const fns = [keccakF(), spongeFn(), hashimotoFn(), prepareFn()];
   const fnType = (params: number) => [0x60, params, ...new Array<number>(params).fill(I32), 0];
   const types = [3, fnType(1), fnType(6), fnType(4)].flat();
   // The memory, imported as e.m: shared, up to 4 GiB.
   const imports = [1, ...name('e'), ...name('m'), 0x02, 0x03, 1, ...[0x80, 0x80, 0x04]];
-  const funcs = [3, 0, 1, 2];
+  const funcs = [4, 0, 1, 2, 0];
   const exportsSec = [
-    3,
+    4,
     ...name('keccakf'),
     0,
     F_KECCAK,
@@ -557,7 +585,10 @@ function assemble(): Uint8Array<ArrayBuffer> {
     F_SPONGE,
     ...name('hashimoto'),
     0,
-    2,
+    F_HASHIMOTO,
+    ...name('prepare'),
+    0,
+    F_PREPARE,
   ];
   const code: number[] = [];
   uleb(fns.length, code);
@@ -587,11 +618,16 @@ export interface EthashKernel {
 
 let compiled: WebAssembly.Module | undefined;
 
-/** The module's functions over `memory` (compiled once per thread, instantiated per memory). */
-export function kernel(memory: WebAssembly.Memory): EthashKernel {
+/**
+ * The module's functions over `memory` (compiled once per thread, instantiated per memory), with the
+ * scratch slot at byte `slotAt` made ready for them (its Keccak round constants written).
+ */
+export function kernel(memory: WebAssembly.Memory, slotAt: number): EthashKernel {
   compiled ??= new WebAssembly.Module(assemble());
   const instance = new WebAssembly.Instance(compiled, { e: { m: memory } });
-  return instance.exports as unknown as EthashKernel;
+  const k = instance.exports as unknown as EthashKernel & { prepare(state: number): void };
+  k.prepare(slotAt + SLOT.state);
+  return k;
 }
 
 /** Byte offset of scratch slot `slot` in a memory whose cache has `cacheBytes`. */
