@@ -39,13 +39,13 @@ export class WorkerSearch {
   private failed = false;
 
   /**
-   * A worker search over `threads` threads (default: one per core, at most MAX_THREADS), or
+   * A worker search over `threads` threads (default: one per core; at most MAX_THREADS), or
    * undefined where the compiled worker is not there (sources run directly).
    */
   static create(onHashes: (count: number) => void, threads?: number): WorkerSearch | undefined {
     const url = new URL('./searchWorker.js', import.meta.url);
     if (!existsSync(fileURLToPath(url))) return undefined;
-    const n = Math.max(1, threads ?? Math.min(availableParallelism(), MAX_THREADS));
+    const n = Math.min(Math.max(1, threads ?? availableParallelism()), MAX_THREADS);
     return new WorkerSearch(
       Array.from({ length: n }, () => new Worker(url)),
       onHashes,
