@@ -6,19 +6,20 @@
  * Rounds alternate between the paths; each figure is the median over rounds of the process's CPU
  * time per nonce (user + system, one thread), so other load on the machine changes it little.
  *
- *   node bench/suites/ethash-seal.mjs [--rounds=7] [--nonces=48] [--baseline-dist=DIR]
+ *   node bench/suites/ethash-seal.mjs [--rounds=7] [--nonces=48] [--batches=4] [--baseline-dist=DIR]
  *
- * `--baseline-dist` also measures the `Hashimoto.run` of another build (a checkout's `dist/`).
+ * `--batches=1,4,8` measures those batch sizes (the search uses SEARCH_BATCH); `--baseline-dist` also
+ * measures the `Hashimoto.run` of another build (a checkout's `dist/`).
  */
 import { join, resolve } from 'node:path';
 import { fmt, log, median, parseOptions, ROOT, table } from '../lib.mjs';
 
-const opt = parseOptions({ rounds: 7, nonces: 48 });
+const opt = parseOptions({ rounds: 7, nonces: 48, batches: 4 });
 const ethash = (dist) => join(dist, 'consensus/ethash');
 
 async function main() {
   const dist = join(ROOT, 'dist');
-  const { cacheSize, datasetSize, Hashimoto, makeCache, MAX_BATCH, seedHash } = await import(
+  const { cacheSize, datasetSize, Hashimoto, makeCache, MAX_BATCH, SEARCH_BATCH, seedHash } = await import(
     join(ethash(dist), 'algorithm.js')
   );
   const { ReferenceHashimoto } = await import(join(ethash(dist), 'reference.js'));
@@ -28,7 +29,10 @@ async function main() {
   const fullSize = datasetSize(0);
   const kernel = new Hashimoto(cache, fullSize);
   const reference = new ReferenceHashimoto(cache, fullSize);
-  const batch = Math.min(4, MAX_BATCH);
+  const batches = String(opt.batches)
+    .split(',')
+    .map(Number)
+    .filter((b) => b >= 1 && b <= MAX_BATCH);
   const headerHash = new Uint8Array(32).map((_, i) => (i * 37 + 11) & 0xff);
   const never = new Uint8Array(32);
   const nonce = new Uint8Array(8);
@@ -40,25 +44,26 @@ async function main() {
     }
   };
   let lo = 0;
+  const batched = (size) => (n) => {
+    for (let i = 0; i < n; i += size) {
+      kernel.searchBatch(headerHash, 1, lo, size, never);
+      lo += size;
+    }
+  };
   const paths = [
     ['JavaScript reference, one nonce', single(reference)],
     ['kernel, one nonce (verification)', single(kernel)],
-    [
-      `kernel, batches of ${batch} (search)`,
-      (n) => {
-        for (let i = 0; i < n; i += batch) {
-          kernel.searchBatch(headerHash, 1, lo, batch, never);
-          lo += batch;
-        }
-      },
-    ],
+    ...batches.map((size) => [
+      `kernel, batches of ${size}${size === SEARCH_BATCH ? ' (search)' : ''}`,
+      batched(size),
+    ]),
   ];
   if (typeof opt['baseline-dist'] === 'string') {
     const base = await import(join(ethash(resolve(opt['baseline-dist'])), 'algorithm.js'));
     paths.unshift([`Hashimoto.run of ${opt['baseline-dist']}`, single(new base.Hashimoto(cache, fullSize))]);
   }
   const samples = paths.map(() => []);
-  for (const [, f] of paths) f(batch); // compile and warm up
+  for (const [, f] of paths) f(MAX_BATCH); // compile and warm up
   for (let r = 0; r < opt.rounds; r++) {
     paths.forEach(([, f], i) => {
       const t = process.cpuUsage();
@@ -68,7 +73,7 @@ async function main() {
     });
     log(`ethash-seal round ${r + 1}/${opt.rounds}`);
   }
-  const ref = median(samples[paths.length - 3]);
+  const ref = median(samples[paths.findIndex(([name]) => name.startsWith('JavaScript reference'))]);
   const lines = [
     '## Ethash seal: CPU per hashimoto-light nonce (epoch 0)',
     '',

@@ -8,7 +8,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { keccak256 } from '../../crypto/index.js';
 import { type EthashKernel, epochMemory, kernel, MAX_BATCH, SLOT, slotOffset } from './wasm.js';
 
-export { MAX_BATCH } from './wasm.js';
+export { MAX_BATCH, SEARCH_BATCH } from './wasm.js';
 
 export const EPOCH_LENGTH = 30000n;
 const CACHE_BYTES_INIT = 2 ** 24;
