@@ -322,7 +322,7 @@ const F_PREPARE = 3;
  * sponge(state, input, inLanes, rateLanes, output, outLanes): Keccak of `inLanes` 64-bit words (less
  * than one block: 5 for the 40-byte seed input, 8 for an item, 12 for the final 96 bytes) with the
  * original Keccak padding, at rate `rateLanes` (9 for keccak-512, 17 for keccak-256), squeezing
- * `outLanes` words. Input and output may overlap.
+ * `outLanes` words. Input and output may overlap. `state` must have been prepared (its round constants).
  */
 function spongeFn(): Fn {
   const f = new Fn(6);
