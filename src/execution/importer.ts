@@ -122,16 +122,16 @@ export class BlockImporter {
   /**
    * Stores a sealed block built by `executeOnParent` without executing it again: same header checks,
    * writes, total difficulty, fork choice and `newHead` event as an import, in one LMDB transaction.
-   * The transaction is written and flushed on the database's commit thread (as a bulk import's are),
-   * so the main thread goes on answering requests meanwhile (a full block's writes take tens to
-   * hundreds of milliseconds); resolves once it is durable and the head has moved.
+   * The transaction is committed on this thread: a block handed to the commit thread is readable
+   * (its receipts, the moved flat state) before it is durable, and a receipt answered must survive a
+   * kill; and requests served in that window would see the flat state ahead of the head.
    */
   commitBuilt(block: Block, execution: BuiltExecution): Promise<ImportResult> {
     return this.enqueue(async () => {
       if (this.chain.hasBlock(block.hash())) return 'known' as const;
       this.checkHeader(block);
       const changes = execution.changes ?? this.processor.builtChanges(block.header.stateRoot);
-      await this.storeAsync(block, { ...execution, changes }, execution.stateWrites);
+      this.store(block, { ...execution, changes }, execution.stateWrites);
       return 'imported' as const;
     });
   }
