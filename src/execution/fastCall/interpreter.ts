@@ -189,8 +189,18 @@ function addressKey(x: bigint): string {
 
 function wordOf(bytes: Uint8Array, start: number): bigint {
   if (start + 32 <= bytes.length) {
-    // A whole word: the native hex encoder builds the digits at once.
-    return BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset + start, 32).toString('hex')}`);
+    // A whole word: four 64-bit limbs, each from two 32-bit numbers (no string, no view object).
+    let w = 0n;
+    for (let o = start; o < start + 32; o += 8) {
+      const hi =
+        (bytes[o] as number) * 0x1000000 +
+        (((bytes[o + 1] as number) << 16) | ((bytes[o + 2] as number) << 8) | (bytes[o + 3] as number));
+      const lo =
+        (bytes[o + 4] as number) * 0x1000000 +
+        (((bytes[o + 5] as number) << 16) | ((bytes[o + 6] as number) << 8) | (bytes[o + 7] as number));
+      w = (w << 64n) | (BigInt(hi) << 32n) | BigInt(lo);
+    }
+    return w;
   }
   let s = '0x';
   for (let i = 0; i < 32; i++) {
@@ -263,7 +273,28 @@ class Memory {
   slice(offset: number, size: number): Uint8Array {
     return size === 0 ? EMPTY : this.bytes.slice(offset, offset + size);
   }
+
+  /** Empty again, for the next frame: only the words used were ever written. */
+  reset(): void {
+    if (this.bytes.length > MAX_POOLED_MEMORY) {
+      this.bytes = new Uint8Array(256);
+      this.view = new DataView(this.bytes.buffer);
+    } else if (this.words > 0) this.bytes.fill(0, 0, this.words * 32);
+    this.words = 0;
+  }
 }
+
+/**
+ * Stacks and memories of finished frames, reused by the next ones: a fresh 1024-slot stack and a
+ * memory buffer per frame cost more than a short view call's opcodes. Frames nest, so the pool holds
+ * at most as many as were open at once, bounded by `MAX_POOLED_FRAMES`. A reused stack may hold old
+ * values above its pointer; nothing reads there (each opcode checks its inputs against `sp`).
+ */
+const MAX_POOLED_FRAMES = 32;
+/** A memory grown beyond this many bytes is not kept for reuse. */
+const MAX_POOLED_MEMORY = 64 * 1024;
+const stackPool: bigint[][] = [];
+const memoryPool: Memory[] = [];
 
 /**
  * Runs one message frame (the caller has moved the value and opened a journal checkpoint; it
@@ -273,9 +304,9 @@ export function execute(env: CallEnv, msg: Message): FrameResult {
   const code = msg.code;
   const info = codeInfo(code);
   const world = env.world;
-  const stack: bigint[] = new Array(1024);
+  const stack: bigint[] = stackPool.pop() ?? new Array(1024);
   let sp = 0;
-  const mem = new Memory();
+  const mem = memoryPool.pop() ?? new Memory();
   let gas = msg.gas;
   let pc = 0;
   let returnData: Uint8Array = EMPTY;
@@ -878,6 +909,12 @@ export function execute(env: CallEnv, msg: Message): FrameResult {
   } catch (err) {
     if (err instanceof Halt) return { outcome: Outcome.Halt, gasLeft: 0, output: EMPTY, error: err.reason };
     throw err;
+  } finally {
+    if (stackPool.length < MAX_POOLED_FRAMES) {
+      mem.reset();
+      stackPool.push(stack);
+      memoryPool.push(mem);
+    }
   }
 }
 
