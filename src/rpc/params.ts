@@ -246,13 +246,64 @@ export const hash32: Decoder<string> = decoder(INVALID_PARAMS, (value) => {
   return digits !== undefined && digits.length === 64 ? `0x${digits}` : undefined;
 });
 
+/** Each hex digit's value by character code (either case); -1 for every other character. */
+const NIBBLE = new Int8Array(256).fill(-1);
+for (let i = 0; i < 10; i++) NIBBLE[0x30 + i] = i;
+for (let i = 0; i < 6; i++) {
+  NIBBLE[0x61 + i] = 10 + i;
+  NIBBLE[0x41 + i] = 10 + i;
+}
+/** Above this many digits the native decoder (after a validating scan) beats the loop below. */
+const LOOP_DECODE_MAX_DIGITS = 1024;
+
+/**
+ * The bytes of `text[start…]`, two hex digits (either case) per byte; undefined for an odd count or
+ * any other character. One pass validates and decodes, without the intermediate strings of a
+ * slice, a lower-casing and a regular expression.
+ */
+function hexDigitsToBytes(text: string, start: number): Uint8Array | undefined {
+  const digits = text.length - start;
+  if (digits & 1) return undefined;
+  if (digits > LOOP_DECODE_MAX_DIGITS) {
+    const body = text.slice(start);
+    if (!HEX_OR_EMPTY.test(body)) return undefined;
+    const buf = Buffer.from(body, 'hex');
+    return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
+  }
+  const out = new Uint8Array(digits >> 1);
+  for (let i = 0, j = start; i < out.length; i++, j += 2) {
+    const c1 = text.charCodeAt(j);
+    const c2 = text.charCodeAt(j + 1);
+    const hi = c1 < 256 ? (NIBBLE[c1] as number) : -1;
+    const lo = c2 < 256 ? (NIBBLE[c2] as number) : -1;
+    if ((hi | lo) < 0) return undefined;
+    out[i] = (hi << 4) | lo;
+  }
+  return out;
+}
+
+/** Where the digits start: after a lowercase `0x` prefix, if any (as Tuweni reads it). */
+function digitsStart(text: string): number {
+  return text.charCodeAt(0) === 0x30 && text.charCodeAt(1) === 0x78 ? 2 : 0;
+}
+
 /** Even-length hex bytes, `0x` optional (Tuweni `Bytes.fromHexString`). */
-export const data: Decoder<Uint8Array> = decoder(INVALID_PARAMS, (value) => {
+export const data: Decoder<Uint8Array> = decoder(INVALID_PARAMS, (value) =>
+  typeof value === 'string' ? hexDigitsToBytes(value, digitsStart(value)) : undefined,
+);
+
+/**
+ * `address` as its 20 bytes. The usual form (`0x` and 40 digits) is decoded in one pass; any other
+ * goes through `address`'s lenient reading first.
+ */
+export const addressBytes: Decoder<Uint8Array> = decoder(INVALID_ADDRESS_PARAMS, (value) => {
   if (typeof value !== 'string') return undefined;
-  const digits = strictHexDigits(value);
-  if (digits === undefined) return undefined;
-  const buf = Buffer.from(digits, 'hex');
-  return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
+  if (value.length === 42 && digitsStart(value) === 2) {
+    const bytes = hexDigitsToBytes(value, 2);
+    if (bytes !== undefined) return bytes;
+  }
+  const hex = lenientHex(value, 20);
+  return hex === undefined ? undefined : hexDigitsToBytes(hex, 2);
 });
 
 /** Unsigned 256-bit hex quantity (Besu's `UInt256Parameter`): `0x` optional, odd length fine, `0x` alone is 0. */
