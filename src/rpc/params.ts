@@ -257,6 +257,29 @@ for (let i = 0; i < 6; i++) {
 const LOOP_DECODE_MAX_DIGITS = 1024;
 
 /**
+ * Decoded values up to this many bytes are cut from a shared slab, as Buffer's pool does: a typed
+ * array this small built on its own lives inside the JavaScript heap, and the first read of its
+ * `.buffer` (every hex or latin1 key built from it reads one) moves it out at a cost larger than
+ * the decoding.
+ */
+const SLAB_MAX_BYTES = 64;
+const SLAB_SIZE = 8192;
+let slab = new ArrayBuffer(SLAB_SIZE);
+let slabOffset = 0;
+
+function allocBytes(n: number): Uint8Array {
+  if (n > SLAB_MAX_BYTES) return new Uint8Array(n);
+  if (slabOffset + n > SLAB_SIZE) {
+    slab = new ArrayBuffer(SLAB_SIZE);
+    slabOffset = 0;
+  }
+  const out = new Uint8Array(slab, slabOffset, n);
+  // Eight-byte aligned, as Buffer's pool keeps its slices.
+  slabOffset = (slabOffset + n + 7) & ~7;
+  return out;
+}
+
+/**
  * The bytes of `text[start…]`, two hex digits (either case) per byte; undefined for an odd count or
  * any other character. One pass validates and decodes, without the intermediate strings of a
  * slice, a lower-casing and a regular expression.
@@ -270,7 +293,7 @@ function hexDigitsToBytes(text: string, start: number): Uint8Array | undefined {
     const buf = Buffer.from(body, 'hex');
     return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
   }
-  const out = new Uint8Array(digits >> 1);
+  const out = allocBytes(digits >> 1);
   for (let i = 0, j = start; i < out.length; i++, j += 2) {
     const c1 = text.charCodeAt(j);
     const c2 = text.charCodeAt(j + 1);
@@ -355,8 +378,6 @@ export const string: Decoder<string> = decoder(INVALID_PARAMS, (value) =>
 /** Exactly 32 bytes of hex, `0x` optional (a block or transaction hash), as bytes. */
 export const hashBytes: Decoder<Uint8Array> = decoder(INVALID_PARAMS, (value) => {
   if (typeof value !== 'string') return undefined;
-  const digits = strictHexDigits(value);
-  if (digits === undefined || digits.length !== 64) return undefined;
-  const buf = Buffer.from(digits, 'hex');
-  return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
+  const start = digitsStart(value);
+  return value.length - start === 64 ? hexDigitsToBytes(value, start) : undefined;
 });
