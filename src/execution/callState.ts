@@ -181,9 +181,8 @@ export class CallState implements StateManagerInterface {
    * `storageSync` as a 256-bit word, for the interpreter: an account this call has not written is
    * answered from the committed words without building byte keys. Undefined as `storageSync`.
    */
-  storageWordSync(key: string, slotKey: string): bigint | undefined {
+  storageWordSync(key: string, slotKey: string, k = key + slotKey): bigint | undefined {
     const committed = !this.accounts.has(key) && !this.storage.has(key);
-    const k = key + slotKey;
     if (committed) {
       const hit = this.committedWords.get(k);
       if (hit !== undefined) return hit;

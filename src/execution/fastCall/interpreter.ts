@@ -660,8 +660,9 @@ export function execute(env: CallEnv, msg: Message): FrameResult {
         }
         case 0x54: {
           const slotKey = slotKeyOf(stack[sp - 1]);
-          charge(world.touchSlot(self, slotKey) ? 100 : 2100);
-          stack[sp - 1] = world.sload(self, slotKey);
+          const id = self + slotKey;
+          charge(world.touchSlot(self, slotKey, id) ? 100 : 2100);
+          stack[sp - 1] = world.sload(self, slotKey, id);
           break;
         }
         case 0x55: {
@@ -670,9 +671,10 @@ export function execute(env: CallEnv, msg: Message): FrameResult {
           const value = stack[--sp];
           // EIP-2200: an SSTORE needs more than the call stipend left.
           if (gas <= 2300) throw new Halt(OOG);
-          let cost = world.touchSlot(self, slotKey) ? 0 : 2100;
-          const current = world.sload(self, slotKey);
-          const original = world.original(self, slotKey);
+          const id = self + slotKey;
+          let cost = world.touchSlot(self, slotKey, id) ? 0 : 2100;
+          const current = world.sload(self, slotKey, id);
+          const original = world.original(self, slotKey, id);
           const clear = env.sstoreClearRefund;
           if (current === value) {
             cost += 100;
@@ -688,7 +690,7 @@ export function execute(env: CallEnv, msg: Message): FrameResult {
             if (original === value) world.addRefund(original === 0n ? 19900 : 2800);
           }
           charge(cost);
-          world.sstore(self, slotKey, value);
+          world.sstore(self, slotKey, value, id);
           break;
         }
         case 0x56: {
