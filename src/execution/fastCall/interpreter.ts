@@ -189,16 +189,15 @@ function addressKey(x: bigint): string {
 
 function wordOf(bytes: Uint8Array, start: number): bigint {
   if (start + 32 <= bytes.length) {
-    // A whole word: four 64-bit limbs, each from two 32-bit numbers (no string, no view object).
-    let w = 0n;
-    for (let o = start; o < start + 32; o += 8) {
-      const hi =
-        (bytes[o] as number) * 0x1000000 +
-        (((bytes[o + 1] as number) << 16) | ((bytes[o + 2] as number) << 8) | (bytes[o + 3] as number));
-      const lo =
-        (bytes[o + 4] as number) * 0x1000000 +
-        (((bytes[o + 5] as number) << 16) | ((bytes[o + 6] as number) << 8) | (bytes[o + 7] as number));
-      w = (w << 64n) | (BigInt(hi) << 32n) | BigInt(lo);
+    // A whole word: its first two bytes, then five 48-bit limbs, each exact as a double (no string,
+    // no view object, few bigint steps).
+    let w = BigInt(((bytes[start] as number) << 8) | (bytes[start + 1] as number));
+    for (let o = start + 2; o < start + 32; o += 6) {
+      const limb =
+        ((bytes[o] as number) * 0x10000 + (((bytes[o + 1] as number) << 8) | (bytes[o + 2] as number))) *
+          0x1000000 +
+        ((bytes[o + 3] as number) * 0x10000 + (((bytes[o + 4] as number) << 8) | (bytes[o + 5] as number)));
+      w = (w << 48n) | BigInt(limb);
     }
     return w;
   }
