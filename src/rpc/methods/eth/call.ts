@@ -19,7 +19,7 @@ import {
   RpcError,
   revertError,
 } from '../../errors.js';
-import { bytes } from '../../format/hex.js';
+import { quotedBytes } from '../../format/hex.js';
 import { decodeCallObject, decodeOverrides } from '../../params/call.js';
 import { blockNumberParam } from '../../params.js';
 import { RawJson } from '../../rawJson.js';
@@ -80,7 +80,7 @@ export function callFailureError(result: SimulationResult): RpcError {
  */
 function callOutput(result: SimulationResult): RawJson {
   if (result.status !== 'success') throw callFailureError(result);
-  return new RawJson(`"${bytes(result.output)}"`, true);
+  return new RawJson(quotedBytes(result.output), true);
 }
 
 /**
