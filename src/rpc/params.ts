@@ -97,6 +97,20 @@ const HEX_OR_EMPTY = /^[0-9a-fA-F]*$/;
  * 8), decimal otherwise; signed 64-bit range. Undefined when Java would throw.
  */
 export function javaLongDecode(text: string): bigint | undefined {
+  // The usual form, `0x` and up to 13 digits (exact as a double, far inside the range): read
+  // directly. Anything else, or a character that is not a digit, takes the general reading below.
+  const n = text.length;
+  if (n > 2 && n <= 15 && text.charCodeAt(0) === 0x30 && text.charCodeAt(1) === 0x78) {
+    let v = 0;
+    let i = 2;
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      const d = c < 256 ? (NIBBLE[c] as number) : -1;
+      if (d < 0) break;
+      v = v * 16 + d;
+    }
+    if (i === n) return BigInt(v);
+  }
   let i = 0;
   let negative = false;
   const first = text.charCodeAt(0);

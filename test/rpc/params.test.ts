@@ -53,7 +53,24 @@ describe('javaLongDecode', () => {
     expect(javaLongDecode('+7')).toBe(7n);
     expect(javaLongDecode('0x7fffffffffffffff')).toBe((1n << 63n) - 1n);
     expect(javaLongDecode('-0x8000000000000000')).toBe(-(1n << 63n));
-    for (const bad of ['', '-', '0x', '0x8000000000000000', '08', '0x-1', '1a', ' 1', '0x0L', 'latest']) {
+    // Up to 13 digits and beyond: the same values whichever way they are read.
+    expect(javaLongDecode('0xFfFfFfFfFfFfF')).toBe((1n << 52n) - 1n);
+    expect(javaLongDecode('0x10000000000000')).toBe(1n << 52n);
+    expect(javaLongDecode('0x000000000000003e3')).toBe(995n);
+    for (const bad of [
+      '',
+      '-',
+      '0x',
+      '0x8000000000000000',
+      '08',
+      '0x-1',
+      '1a',
+      ' 1',
+      '0x0L',
+      'latest',
+      '0x1 ',
+      '0xg',
+    ]) {
       expect(javaLongDecode(bad), bad).toBeUndefined();
     }
   });
