@@ -1,32 +1,14 @@
 /**
- * Ethash over typed arrays: epoch sizes and seed, the light cache, dataset items computed from the
- * cache, and hashimoto-light. Words are little-endian uint32 as the algorithm defines them; the
- * cache is one Uint32Array (16 words per 64-byte item) so items are read in place, not copied.
+ * Ethash: epoch sizes and seed, the light cache, and hashimoto-light. Words are little-endian uint32
+ * as the algorithm defines them. The cache lives at the start of a shared WebAssembly memory (wasm.ts)
+ * whose kernel computes the hashes: the memory is handed to the search threads as it is, and every
+ * thread hashes in its own scratch slot behind the cache.
  */
-import { createRequire } from 'node:module';
 import { RLP } from '@ethereumjs/rlp';
-import { keccak256, keccak512 } from '../../crypto/index.js';
+import { keccak256 } from '../../crypto/index.js';
+import { type EthashKernel, epochMemory, kernel, MAX_BATCH, SLOT, slotOffset } from './wasm.js';
 
-const require = createRequire(import.meta.url);
-/**
- * The keccak package's Keccak-f[1600] permutation over 50 32-bit lane halves. Ethash hashes millions
- * of 64-byte words: permuting a reused state in place costs less than a call into the native sponge,
- * whose per-call object and buffer dominate at this size (measured 5 µs against 12 µs).
- */
-const { p1600 } = require('keccak/lib/keccak-state-unroll.js') as { p1600(state: number[]): void };
-const sponge: number[] = new Array(50).fill(0);
-
-/** keccak-512 of 16 words (64 bytes) from `src` at `srcAt`, written to `dst` at `dstAt`. */
-function keccak512Words(src: Uint32Array, srcAt: number, dst: Uint32Array, dstAt: number): void {
-  const st = sponge;
-  for (let i = 0; i < 16; i++) st[i] = src[srcAt + i] as number;
-  // Rate of keccak-512 is 72 bytes: pad byte 64 with 0x01 and byte 71 with 0x80.
-  st[16] = 1;
-  st[17] = 0x80000000;
-  for (let i = 18; i < 50; i++) st[i] = 0;
-  p1600(st);
-  for (let i = 0; i < 16; i++) dst[dstAt + i] = st[i] as number;
-}
+export { MAX_BATCH, SEARCH_BATCH } from './wasm.js';
 
 export const EPOCH_LENGTH = 30000n;
 const CACHE_BYTES_INIT = 2 ** 24;
@@ -35,10 +17,7 @@ const DATASET_BYTES_INIT = 2 ** 30;
 const DATASET_BYTES_GROWTH = 2 ** 23;
 const HASH_BYTES = 64;
 const MIX_BYTES = 128;
-const DATASET_PARENTS = 256;
 const CACHE_ROUNDS = 3;
-const ACCESSES = 64;
-const FNV_PRIME = 0x01000193;
 
 if (new Uint8Array(new Uint32Array([1]).buffer)[0] !== 1) {
   throw new Error('Ethash word views assume a little-endian machine');
@@ -75,46 +54,47 @@ export function seedHash(epoch: number): Uint8Array {
   return seed;
 }
 
+/** The memory each cache lives in (by its buffer), for caches made or adopted here. */
+const memories = new WeakMap<ArrayBufferLike, WebAssembly.Memory>();
+
+/** A zeroed light cache of `bytes`: the first `bytes` of a new shared memory with its scratch slots. */
+export function allocateCache(bytes: number): Uint32Array {
+  const memory = epochMemory(bytes);
+  memories.set(memory.buffer, memory);
+  return new Uint32Array(memory.buffer, 0, bytes / 4);
+}
+
 /**
  * The light cache: `bytes / 64` items, sequential keccak-512 from the seed, then three rounds of
- * RandMemoHash. Yields to the event loop every `yieldEvery` items so a node stays responsive.
+ * RandMemoHash (keccak-512 by the kernel). Yields to the event loop every `yieldEvery` items so a
+ * node stays responsive. The cache is made by allocateCache.
  */
 export async function makeCache(bytes: number, seed: Uint8Array, yieldEvery = 1 << 15): Promise<Uint32Array> {
   const n = bytes / HASH_BYTES;
-  const cache = new Uint32Array(n * 16);
+  const cache = allocateCache(bytes);
+  const words = new Uint32Array(cache.buffer);
+  const slot = slotOffset(bytes, 0);
+  const k = kernel(memories.get(cache.buffer) as WebAssembly.Memory, slot);
+  const state = slot + SLOT.state;
+  const tmp = slot + SLOT.spare;
   const pause = () => new Promise<void>((r) => setImmediate(r));
-  new Uint8Array(cache.buffer).set(keccak512(seed), 0);
+  new Uint8Array(cache.buffer).set(seed, tmp);
+  k.sponge(state, tmp, seed.length / 8, 9, 0, 8);
   for (let i = 1; i < n; i++) {
-    keccak512Words(cache, (i - 1) * 16, cache, i * 16);
+    k.sponge(state, (i - 1) * HASH_BYTES, 8, 9, i * HASH_BYTES, 8);
     if (i % yieldEvery === 0) await pause();
   }
-  const tmp = new Uint32Array(16);
+  const t = tmp / 4;
   for (let round = 0; round < CACHE_ROUNDS; round++) {
     for (let i = 0; i < n; i++) {
       const v = ((cache[i * 16] as number) % n) * 16;
       const prev = ((i - 1 + n) % n) * 16;
-      for (let k = 0; k < 16; k++) tmp[k] = (cache[prev + k] as number) ^ (cache[v + k] as number);
-      keccak512Words(tmp, 0, cache, i * 16);
+      for (let w = 0; w < 16; w++) words[t + w] = (cache[prev + w] as number) ^ (cache[v + w] as number);
+      k.sponge(state, tmp, 8, 9, i * HASH_BYTES, 8);
       if (i % yieldEvery === 0) await pause();
     }
   }
   return cache;
-}
-
-/** One 64-byte dataset item derived from the cache, written into `out` at `at` (16 words). */
-function datasetItem(cache: Uint32Array, index: number, out: Uint32Array, at: number): void {
-  const n = cache.length / 16;
-  const base = (index % n) * 16;
-  for (let k = 0; k < 16; k++) out[at + k] = cache[base + k] as number;
-  out[at] = ((out[at] as number) ^ index) >>> 0;
-  keccak512Words(out, at, out, at);
-  for (let j = 0; j < DATASET_PARENTS; j++) {
-    const parent = ((Math.imul(index ^ j, FNV_PRIME) ^ (out[at + (j % 16)] as number)) >>> 0) % n;
-    const p = parent * 16;
-    for (let k = 0; k < 16; k++)
-      out[at + k] = Math.imul(out[at + k] as number, FNV_PRIME) ^ (cache[p + k] as number);
-  }
-  keccak512Words(out, at, out, at);
 }
 
 export interface PowResult {
@@ -123,50 +103,96 @@ export interface PowResult {
   result: Uint8Array;
 }
 
-/** A reusable hashimoto-light evaluator over one epoch's cache. */
+/**
+ * A reusable hashimoto-light evaluator over one epoch's cache: one nonce (`run`, for verification)
+ * or a batch of consecutive nonces hashed in lockstep (`searchBatch`, for the nonce search).
+ */
 export class Hashimoto {
-  private readonly mix = new Uint32Array(32);
-  private readonly item = new Uint32Array(32);
-  private readonly seedInput = new Uint8Array(40);
-  private readonly finalInput = new Uint8Array(96);
+  readonly memory: WebAssembly.Memory;
+  readonly cacheBytes: number;
+  private readonly kernel: EthashKernel;
+  private readonly bytes: Uint8Array;
+  private readonly words: Uint32Array;
+  private readonly slot: number;
+  private readonly items: number;
   private readonly rows: number;
 
-  constructor(
-    private readonly cache: Uint32Array,
-    fullSize: number,
-  ) {
+  /**
+   * `cache` made by makeCache (or adopted by another Hashimoto) is used in place; any other is
+   * copied once into a memory of its own. `slot` is the scratch slot: 0 on the main thread, one of
+   * its own for every other thread sharing the memory.
+   */
+  constructor(cache: Uint32Array, fullSize: number, slot = 0) {
+    let memory = cache.byteOffset === 0 ? memories.get(cache.buffer) : undefined;
+    if (!memory) {
+      memory = epochMemory(cache.byteLength);
+      new Uint32Array(memory.buffer, 0, cache.length).set(cache);
+      memories.set(memory.buffer, memory);
+    }
+    this.memory = memory;
+    this.cacheBytes = cache.byteLength;
+    this.slot = slotOffset(cache.byteLength, slot);
+    this.kernel = kernel(memory, this.slot);
+    this.bytes = new Uint8Array(memory.buffer);
+    this.words = new Uint32Array(memory.buffer);
+    this.items = cache.byteLength / HASH_BYTES;
     this.rows = fullSize / MIX_BYTES;
+  }
+
+  /** An evaluator over a memory received from another thread, in scratch slot `slot`. */
+  static fromMemory(
+    memory: WebAssembly.Memory,
+    cacheBytes: number,
+    fullSize: number,
+    slot: number,
+  ): Hashimoto {
+    memories.set(memory.buffer, memory);
+    return new Hashimoto(new Uint32Array(memory.buffer, 0, cacheBytes / 4), fullSize, slot);
   }
 
   /** `nonce` as the header carries it (8 bytes, big-endian). */
   run(headerHash: Uint8Array, nonce: Uint8Array): PowResult {
-    const input = this.seedInput;
-    input.set(headerHash, 0);
-    for (let i = 0; i < 8; i++) input[32 + i] = nonce[7 - i] as number;
-    const s = keccak512(input);
-    const sWords = new Uint32Array(s.buffer.slice(s.byteOffset, s.byteOffset + 64));
-    const mix = this.mix;
-    mix.set(sWords, 0);
-    mix.set(sWords, 16);
-    const s0 = sWords[0] as number;
-    const item = this.item;
-    for (let i = 0; i < ACCESSES; i++) {
-      const row = ((Math.imul(i ^ s0, FNV_PRIME) ^ (mix[i % 32] as number)) >>> 0) % this.rows;
-      datasetItem(this.cache, row * 2, item, 0);
-      datasetItem(this.cache, row * 2 + 1, item, 16);
-      for (let k = 0; k < 32; k++) mix[k] = Math.imul(mix[k] as number, FNV_PRIME) ^ (item[k] as number);
+    const b = this.bytes;
+    const s = this.slot;
+    b.set(headerHash.subarray(0, 32), s + SLOT.header);
+    for (let i = 0; i < 8; i++) b[s + SLOT.nonces + i] = nonce[7 - i] as number;
+    this.kernel.hashimoto(this.items, this.rows, s, 1);
+    return this.resultAt(0);
+  }
+
+  /**
+   * Hashes `count` (1..MAX_BATCH) consecutive nonces from `hi`·2^32 + `lo` (wrapping at 2^64) and
+   * returns the index of the first whose result is at most `boundary` (32 bytes, big-endian), or -1.
+   */
+  searchBatch(headerHash: Uint8Array, hi: number, lo: number, count: number, boundary: Uint8Array): number {
+    if (count < 1 || count > MAX_BATCH) throw new RangeError(`batch of ${count} nonces`);
+    const b = this.bytes;
+    const s = this.slot;
+    b.set(headerHash.subarray(0, 32), s + SLOT.header);
+    const w = this.words;
+    let at = (s + SLOT.nonces) / 4;
+    let l = lo >>> 0;
+    let h = hi >>> 0;
+    for (let i = 0; i < count; i++) {
+      w[at++] = l;
+      w[at++] = h;
+      l = (l + 1) >>> 0;
+      if (l === 0) h = (h + 1) >>> 0;
     }
-    const cmix = new Uint32Array(8);
-    for (let i = 0; i < 32; i += 4) {
-      let v = Math.imul(mix[i] as number, FNV_PRIME) ^ (mix[i + 1] as number);
-      v = Math.imul(v, FNV_PRIME) ^ (mix[i + 2] as number);
-      v = Math.imul(v, FNV_PRIME) ^ (mix[i + 3] as number);
-      cmix[i / 4] = v >>> 0;
+    this.kernel.hashimoto(this.items, this.rows, s, count);
+    for (let i = 0; i < count; i++) {
+      const r = s + SLOT.out + i * SLOT.outStride + 96;
+      let k = 0;
+      while (k < 32 && b[r + k] === boundary[k]) k++;
+      if (k === 32 || (b[r + k] as number) < (boundary[k] as number)) return i;
     }
-    const mixDigest = new Uint8Array(cmix.buffer);
-    this.finalInput.set(s, 0);
-    this.finalInput.set(mixDigest, 64);
-    return { mixDigest, result: keccak256(this.finalInput) };
+    return -1;
+  }
+
+  /** The mix digest and result of nonce `i` of the last batch (copies). */
+  resultAt(i: number): PowResult {
+    const o = this.slot + SLOT.out + i * SLOT.outStride;
+    return { mixDigest: this.bytes.slice(o + 64, o + 96), result: this.bytes.slice(o + 96, o + 128) };
   }
 }
 

@@ -5,13 +5,13 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bytesToHex } from '@ethereumjs/util';
-import { cacheSize, datasetSize, Hashimoto, makeCache, seedHash } from './algorithm.js';
+import { allocateCache, cacheSize, datasetSize, Hashimoto, makeCache, seedHash } from './algorithm.js';
 
 export interface EpochCache {
   epoch: number;
   seed: Uint8Array;
   fullSize: number;
-  /** The light cache, 16 little-endian words per item. */
+  /** The light cache, 16 little-endian words per item: the start of `hashimoto.memory` (allocateCache). */
   cache: Uint32Array;
   hashimoto: Hashimoto;
 }
@@ -43,7 +43,8 @@ export class EthashCaches {
       try {
         const raw = readFileSync(file);
         if (raw.length === bytes) {
-          cache = new Uint32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.length));
+          cache = allocateCache(bytes);
+          new Uint8Array(cache.buffer, 0, bytes).set(raw);
         }
       } catch {
         // not computed yet
@@ -54,7 +55,7 @@ export class EthashCaches {
       if (file && this.dir) {
         mkdirSync(this.dir, { recursive: true });
         const tmp = `${file}.tmp`;
-        writeFileSync(tmp, new Uint8Array(cache.buffer));
+        writeFileSync(tmp, new Uint8Array(cache.buffer, cache.byteOffset, cache.byteLength));
         renameSync(tmp, file);
       }
     }

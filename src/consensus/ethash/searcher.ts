@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EpochCache } from './caches.js';
 import type { SearchReport, SearchRequest } from './searchWorker.js';
+import { SLOTS } from './wasm.js';
 
 export interface Solution {
   nonce: Uint8Array;
@@ -24,28 +25,27 @@ export interface SearchJob {
   cancel(): void;
 }
 
-/** Search threads at most, whatever the core count. */
-const MAX_THREADS = 4;
+/** Search threads at most, whatever the core count (each needs a scratch slot besides this thread's). */
+const MAX_THREADS = Math.min(4, SLOTS - 1);
 /** Distance between the start nonces of two threads (2^48 hashes: never reached by one search). */
 const NONCE_STRIDE = 1n << 48n;
 const NONCE_MASK = (1n << 64n) - 1n;
 
 export class WorkerSearch {
   private readonly workers: Worker[];
-  private readonly shared = new WeakMap<EpochCache, SharedArrayBuffer>();
   private loadedEpoch: EpochCache | undefined;
   private nextId = 1;
   private readonly jobs = new Map<number, (r: Solution | undefined | 'failed') => void>();
   private failed = false;
 
   /**
-   * A worker search over `threads` threads (default: one per core, at most MAX_THREADS), or
+   * A worker search over `threads` threads (default: one per core; at most MAX_THREADS), or
    * undefined where the compiled worker is not there (sources run directly).
    */
   static create(onHashes: (count: number) => void, threads?: number): WorkerSearch | undefined {
     const url = new URL('./searchWorker.js', import.meta.url);
     if (!existsSync(fileURLToPath(url))) return undefined;
-    const n = Math.max(1, threads ?? Math.min(availableParallelism(), MAX_THREADS));
+    const n = Math.min(Math.max(1, threads ?? availableParallelism()), MAX_THREADS);
     return new WorkerSearch(
       Array.from({ length: n }, () => new Worker(url)),
       onHashes,
@@ -90,13 +90,17 @@ export class WorkerSearch {
   search(epoch: EpochCache, headerHash: Uint8Array, target: bigint, start: bigint): SearchJob {
     if (this.failed) return { result: Promise.resolve('failed'), cancel: () => {} };
     if (this.loadedEpoch !== epoch) {
-      let sab = this.shared.get(epoch);
-      if (!sab) {
-        sab = new SharedArrayBuffer(epoch.cache.byteLength);
-        new Uint32Array(sab).set(epoch.cache);
-        this.shared.set(epoch, sab);
-      }
-      this.postAll({ kind: 'epoch', epoch: epoch.epoch, cache: sab, fullSize: epoch.fullSize });
+      // The cache's memory is shared as it is; thread i hashes in scratch slot i + 1 (0 is this thread's).
+      this.workers.forEach((worker, i) => {
+        worker.postMessage({
+          kind: 'epoch',
+          epoch: epoch.epoch,
+          memory: epoch.hashimoto.memory,
+          cacheBytes: epoch.hashimoto.cacheBytes,
+          fullSize: epoch.fullSize,
+          slot: i + 1,
+        } satisfies SearchRequest);
+      });
       this.loadedEpoch = epoch;
     }
     const id = this.nextId++;

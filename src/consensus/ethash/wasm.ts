@@ -1,0 +1,648 @@
+/**
+ * Hashimoto-light and Keccak-f[1600] as a small WebAssembly module, assembled here from the
+ * algorithm's definition. JavaScript spends most of a nonce on typed-array bounds checks, 32-bit lane
+ * halves and one cache miss after another; the module uses 64-bit lanes, 128-bit vectors for the FNV
+ * rounds, and computes the dataset items of several nonces in lockstep so that their reads from the
+ * cache overlap instead of waiting for each other.
+ *
+ * Memory (imported, shared between the threads that use one epoch): the light cache at byte 0
+ * (64 bytes per item, so an item is one cache line), then scratch slots of SLOT_BYTES, one per thread.
+ * A slot holds, at these byte offsets:
+ *
+ *   0     header hash (32 bytes), then the nonce being hashed (little-endian u64)
+ *   64    up to MAX_BATCH nonces (little-endian u64)
+ *   128   the Keccak state (25 little-endian u64 lanes), then at 328 the 24 round constants
+ *   576   per nonce, 128 bytes: seed hash s (64) ‖ compressed mix (32) ‖ result (32)
+ *   1600  per nonce, the 128-byte mix
+ *   2624  the dataset items being computed (two per nonce, 64 bytes each)
+ *   3648  their indices (u32), 3712 their parents' byte offsets (u32)
+ *   3840  spare (256 bytes)
+ */
+
+export const MAX_BATCH = 8;
+/**
+ * Nonces the search hashes together: their dataset reads overlap. Four measured best on a 2-core
+ * Xeon (about 0.37 ms per nonce, against 1.0 ms one at a time and 0.42 ms with eight:
+ * `node bench/suites/ethash-seal.mjs --batches=1,4,8`).
+ */
+export const SEARCH_BATCH = 4;
+export const SLOT_BYTES = 4096;
+export const SLOT = {
+  header: 0,
+  nonces: 64,
+  state: 128,
+  out: 576,
+  outStride: 128,
+  mix: 1600,
+  items: 2624,
+  index: 3648,
+  parent: 3712,
+  /** Free space of a slot (256 bytes: cache generation's temporary item). */
+  spare: 3840,
+} as const;
+
+/** Where the round constants sit, from the start of a Keccak state. */
+const ROUND_CONSTANTS_AT = 200;
+const FNV_PRIME = 0x01000193;
+const ACCESSES = 64;
+const DATASET_PARENTS = 256;
+
+// Value types and opcodes of the WebAssembly binary format.
+const I32 = 0x7f;
+const I64 = 0x7e;
+const V128 = 0x7b;
+const op = {
+  loop: 0x03,
+  end: 0x0b,
+  brIf: 0x0d,
+  call: 0x10,
+  get: 0x20,
+  set: 0x21,
+  tee: 0x22,
+  i32Load: 0x28,
+  i64Load: 0x29,
+  i32Store: 0x36,
+  i64Store: 0x37,
+  i32Const: 0x41,
+  i64Const: 0x42,
+  i32LtU: 0x49,
+  i32Add: 0x6a,
+  i32Sub: 0x6b,
+  i32Mul: 0x6c,
+  i32RemU: 0x70,
+  i32And: 0x71,
+  i32Xor: 0x73,
+  i32Shl: 0x74,
+  i64And: 0x83,
+  i64Xor: 0x85,
+  i64Rotl: 0x89,
+  simd: 0xfd,
+} as const;
+// SIMD sub-opcodes (after the 0xfd prefix, LEB128-encoded).
+const simd = { load: 0x00, store: 0x0b, i32x4Splat: 0x11, xor: 0x51, i32x4Mul: 0xb5 } as const;
+
+function uleb(v: number, out: number[]): void {
+  let x = v >>> 0;
+  do {
+    const byte = x & 0x7f;
+    x >>>= 7;
+    out.push(x === 0 ? byte : byte | 0x80);
+  } while (x !== 0);
+}
+
+function sleb(v: bigint, out: number[]): void {
+  let x = v;
+  for (;;) {
+    const byte = Number(x & 0x7fn);
+    x >>= 7n;
+    const done = (x === 0n && (byte & 0x40) === 0) || (x === -1n && (byte & 0x40) !== 0);
+    out.push(done ? byte : byte | 0x80);
+    if (done) return;
+  }
+}
+
+/** One function body under construction: locals after the parameters, then instructions. */
+class Fn {
+  readonly code: number[] = [];
+  private readonly locals: number[] = [];
+
+  constructor(private readonly params: number) {}
+
+  local(type: number): number {
+    this.locals.push(type);
+    return this.params + this.locals.length - 1;
+  }
+
+  emit(...bytes: number[]): this {
+    this.code.push(...bytes);
+    return this;
+  }
+  get(i: number): this {
+    this.code.push(op.get);
+    uleb(i, this.code);
+    return this;
+  }
+  set(i: number): this {
+    this.code.push(op.set);
+    uleb(i, this.code);
+    return this;
+  }
+  tee(i: number): this {
+    this.code.push(op.tee);
+    uleb(i, this.code);
+    return this;
+  }
+  i32(v: number): this {
+    this.code.push(op.i32Const);
+    sleb(BigInt(v | 0), this.code);
+    return this;
+  }
+  i64(v: bigint): this {
+    this.code.push(op.i64Const);
+    sleb(BigInt.asIntN(64, v), this.code);
+    return this;
+  }
+  /** A memory access with a constant byte offset; `align` is log2 of the alignment hint. */
+  mem(opcode: number, align: number, offset: number): this {
+    this.code.push(opcode);
+    uleb(align, this.code);
+    uleb(offset, this.code);
+    return this;
+  }
+  v(sub: number): this {
+    this.code.push(op.simd);
+    uleb(sub, this.code);
+    return this;
+  }
+  vmem(sub: number, offset: number): this {
+    this.v(sub);
+    uleb(4, this.code);
+    uleb(offset, this.code);
+    return this;
+  }
+  call(index: number): this {
+    this.code.push(op.call);
+    uleb(index, this.code);
+    return this;
+  }
+  /**
+   * `for (counter = 0; counter < limit; counter++) body()` for a limit known to be at least 1;
+   * `limit` pushes the bound.
+   */
+  loop(counter: number, limit: (f: Fn) => void, body: (f: Fn) => void): this {
+    this.i32(0).set(counter);
+    this.emit(op.loop, 0x40);
+    body(this);
+    this.get(counter).i32(1).emit(op.i32Add).tee(counter);
+    limit(this);
+    this.emit(op.i32LtU, op.brIf, 0);
+    this.emit(op.end);
+    return this;
+  }
+
+  encode(): number[] {
+    const out: number[] = [];
+    const groups: [number, number][] = [];
+    for (const t of this.locals) {
+      const last = groups[groups.length - 1];
+      if (last && last[1] === t) last[0]++;
+      else groups.push([1, t]);
+    }
+    uleb(groups.length, out);
+    for (const [n, t] of groups) {
+      uleb(n, out);
+      out.push(t);
+    }
+    out.push(...this.code, op.end);
+    const sized: number[] = [];
+    uleb(out.length, sized);
+    return sized.concat(out);
+  }
+}
+
+/** Rotation offsets of ρ, indexed x + 5y, from the walk (x, y) → (y, 2x + 3y) over t = 0..23. */
+function rotationOffsets(): number[] {
+  const r = new Array<number>(25).fill(0);
+  let x = 1;
+  let y = 0;
+  for (let t = 0; t < 24; t++) {
+    r[x + 5 * y] = (((t + 1) * (t + 2)) / 2) % 64;
+    [x, y] = [y, (2 * x + 3 * y) % 5];
+  }
+  return r;
+}
+
+/** Round constants of ι from the degree-8 LFSR x^8 + x^6 + x^5 + x^4 + 1. */
+function roundConstants(): bigint[] {
+  const rcBit = (t: number): number => {
+    let r = 1;
+    for (let i = 0; i < t % 255; i++) {
+      r <<= 1;
+      if (r & 0x100) r ^= 0x171;
+    }
+    return r & 1;
+  };
+  const out: bigint[] = [];
+  for (let round = 0; round < 24; round++) {
+    let rc = 0n;
+    for (let j = 0; j <= 6; j++) if (rcBit(j + 7 * round)) rc |= 1n << BigInt(2 ** j - 1);
+    out.push(rc);
+  }
+  return out;
+}
+
+/**
+ * keccakf(state): the permutation in place over 25 lanes at `state`, a loop over the 24 rounds with
+ * each round's constant read from behind the state (prepare). Unrolling all rounds measured twice as
+ * slow: the code no longer fits the instruction cache.
+ */
+function keccakF(): Fn {
+  const f = new Fn(1);
+  const ptr = 0;
+  const a = Array.from({ length: 25 }, () => f.local(I64));
+  const b = Array.from({ length: 25 }, () => f.local(I64));
+  const c = Array.from({ length: 5 }, () => f.local(I64));
+  const d = Array.from({ length: 5 }, () => f.local(I64));
+  const round = f.local(I32);
+  const rot = rotationOffsets();
+  for (let i = 0; i < 25; i++)
+    f.get(ptr)
+      .mem(op.i64Load, 3, 8 * i)
+      .set(a[i] as number);
+  f.loop(
+    round,
+    (g) => g.i32(24),
+    () => {
+      // θ: column parities, then each lane takes its neighbours' parities.
+      for (let x = 0; x < 5; x++) {
+        f.get(a[x] as number);
+        for (let y = 1; y < 5; y++) f.get(a[x + 5 * y] as number).emit(op.i64Xor);
+        f.set(c[x] as number);
+      }
+      for (let x = 0; x < 5; x++) {
+        f.get(c[(x + 4) % 5] as number)
+          .get(c[(x + 1) % 5] as number)
+          .i64(1n)
+          .emit(op.i64Rotl, op.i64Xor)
+          .set(d[x] as number);
+      }
+      // ρ and π: B[y, 2x + 3y] = rot(A[x, y] ^ D[x], r[x, y]).
+      for (let x = 0; x < 5; x++) {
+        for (let y = 0; y < 5; y++) {
+          f.get(a[x + 5 * y] as number)
+            .get(d[x] as number)
+            .emit(op.i64Xor);
+          const r = rot[x + 5 * y] as number;
+          if (r !== 0) f.i64(BigInt(r)).emit(op.i64Rotl);
+          f.set(b[y + 5 * ((2 * x + 3 * y) % 5)] as number);
+        }
+      }
+      // χ: A[x, y] = B[x, y] ^ (~B[x + 1, y] & B[x + 2, y]); ι on lane 0.
+      for (let y = 0; y < 5; y++) {
+        for (let x = 0; x < 5; x++) {
+          f.get(b[x + 5 * y] as number)
+            .get(b[((x + 1) % 5) + 5 * y] as number)
+            .i64(-1n)
+            .emit(op.i64Xor)
+            .get(b[((x + 2) % 5) + 5 * y] as number)
+            .emit(op.i64And, op.i64Xor);
+          if (x === 0 && y === 0) {
+            f.get(ptr).get(round).i32(3).emit(op.i32Shl, op.i32Add);
+            f.mem(op.i64Load, 3, ROUND_CONSTANTS_AT).emit(op.i64Xor);
+          }
+          f.set(a[x + 5 * y] as number);
+        }
+      }
+    },
+  );
+  for (let i = 0; i < 25; i++)
+    f.get(ptr)
+      .get(a[i] as number)
+      .mem(op.i64Store, 3, 8 * i);
+  return f;
+}
+
+/** prepare(state): writes the round constants behind the Keccak state at `state`. */
+function prepareFn(): Fn {
+  const f = new Fn(1);
+  roundConstants().forEach((rc, i) => {
+    f.get(0)
+      .i64(rc)
+      .mem(op.i64Store, 3, ROUND_CONSTANTS_AT + 8 * i);
+  });
+  return f;
+}
+
+const F_KECCAK = 0;
+const F_SPONGE = 1;
+const F_HASHIMOTO = 2;
+const F_PREPARE = 3;
+
+/**
+ * sponge(state, input, inLanes, rateLanes, output, outLanes): Keccak of `inLanes` 64-bit words (less
+ * than one block: 5 for the 40-byte seed input, 8 for an item, 12 for the final 96 bytes) with the
+ * original Keccak padding, at rate `rateLanes` (9 for keccak-512, 17 for keccak-256), squeezing
+ * `outLanes` words. Input and output may overlap. `state` must have been prepared (its round constants).
+ */
+function spongeFn(): Fn {
+  const f = new Fn(6);
+  const [state, input, inLanes, rateLanes, output, outLanes] = [0, 1, 2, 3, 4, 5];
+  const k = f.local(I32);
+  for (let i = 0; i < 25; i++)
+    f.get(state)
+      .i64(0n)
+      .mem(op.i64Store, 3, 8 * i);
+  const lane = (base: number) => f.get(base).get(k).i32(3).emit(op.i32Shl, op.i32Add);
+  f.loop(
+    k,
+    (g) => g.get(inLanes),
+    () => {
+      lane(state);
+      lane(input).mem(op.i64Load, 3, 0);
+      f.mem(op.i64Store, 3, 0);
+    },
+  );
+  // Padding: 0x01 right after the message, 0x80 in the last byte of the block.
+  f.get(state).get(inLanes).i32(3).emit(op.i32Shl, op.i32Add).set(k);
+  f.get(k).get(k).mem(op.i64Load, 3, 0).i64(1n).emit(op.i64Xor).mem(op.i64Store, 3, 0);
+  f.get(state).get(rateLanes).i32(1).emit(op.i32Sub).i32(3).emit(op.i32Shl, op.i32Add).set(k);
+  f.get(k)
+    .get(k)
+    .mem(op.i64Load, 3, 0)
+    .i64(1n << 63n)
+    .emit(op.i64Xor)
+    .mem(op.i64Store, 3, 0);
+  f.get(state).call(F_KECCAK);
+  f.loop(
+    k,
+    (g) => g.get(outLanes),
+    () => {
+      lane(output);
+      lane(state).mem(op.i64Load, 3, 0);
+      f.mem(op.i64Store, 3, 0);
+    },
+  );
+  return f;
+}
+
+/**
+ * hashimoto(items, rows, slot, count): hashimoto-light of the header hash in the slot with each of its
+ * `count` nonces (1..MAX_BATCH), over a cache of `items` 64-byte items at byte 0 and a dataset of
+ * `rows` 128-byte rows. Results go to the slot's per-nonce output.
+ */
+function hashimotoFn(): Fn {
+  const f = new Fn(4);
+  const [items, rows, slot, count] = [0, 1, 2, 3];
+  const nb = f.local(I32); // nonce index
+  const i = f.local(I32); // access round
+  const j = f.local(I32); // parent round
+  const t = f.local(I32); // item index within the batch
+  const m = f.local(I32); // items in the batch (2 per nonce)
+  const p = f.local(I32);
+  const q = f.local(I32);
+  const x = f.local(I32);
+  const w = f.local(I32);
+  const fnv = f.local(V128);
+  const S = SLOT;
+
+  f.i32(FNV_PRIME).v(simd.i32x4Splat).set(fnv);
+  f.get(count).i32(1).emit(op.i32Shl).set(m);
+  // p = slot + nb * 128 (the nonce's output and mix), x = slot + nb * 8.
+  const perNonce = () => {
+    f.get(slot).get(nb).i32(7).emit(op.i32Shl, op.i32Add).set(p);
+    f.get(slot).get(nb).i32(3).emit(op.i32Shl, op.i32Add).set(x);
+  };
+  // Seed: s = keccak512(header ‖ nonce), the mix is s twice.
+  f.loop(
+    nb,
+    (g) => g.get(count),
+    () => {
+      perNonce();
+      f.get(slot)
+        .get(x)
+        .mem(op.i64Load, 3, S.nonces)
+        .mem(op.i64Store, 3, S.header + 32);
+      f.get(slot).i32(S.state).emit(op.i32Add);
+      f.get(slot).i32(5).i32(9);
+      f.get(p).i32(S.out).emit(op.i32Add);
+      f.i32(8).call(F_SPONGE);
+      for (let k = 0; k < 4; k++) {
+        f.get(p)
+          .get(p)
+          .vmem(simd.load, S.out + 16 * k)
+          .vmem(simd.store, S.mix + 16 * k);
+        f.get(p)
+          .get(p)
+          .vmem(simd.load, S.out + 16 * k)
+          .vmem(simd.store, S.mix + 64 + 16 * k);
+      }
+    },
+  );
+  f.loop(
+    i,
+    (g) => g.i32(ACCESSES),
+    () => {
+      // Each nonce's row: fnv(i ^ s[0], mix[i % 32]) % rows; its two items 2row, 2row + 1.
+      f.loop(
+        nb,
+        (g) => g.get(count),
+        () => {
+          perNonce();
+          f.get(i).get(p).mem(op.i32Load, 2, S.out).emit(op.i32Xor).i32(FNV_PRIME).emit(op.i32Mul);
+          f.get(p).get(i).i32(31).emit(op.i32And).i32(2).emit(op.i32Shl, op.i32Add);
+          f.mem(op.i32Load, 2, S.mix).emit(op.i32Xor).get(rows).emit(op.i32RemU);
+          f.i32(1).emit(op.i32Shl).set(w);
+          f.get(x).get(w).mem(op.i32Store, 2, S.index);
+          f.get(x)
+            .get(w)
+            .i32(1)
+            .emit(op.i32Add)
+            .mem(op.i32Store, 2, S.index + 4);
+        },
+      );
+      // Each item starts as keccak512 of its cache item with the index mixed into word 0.
+      f.loop(
+        t,
+        (g) => g.get(m),
+        () => {
+          f.get(slot).get(t).i32(6).emit(op.i32Shl, op.i32Add).set(p);
+          f.get(slot).get(t).i32(2).emit(op.i32Shl, op.i32Add).mem(op.i32Load, 2, S.index).set(w);
+          f.get(w).get(items).emit(op.i32RemU).i32(6).emit(op.i32Shl).set(q);
+          for (let k = 0; k < 4; k++)
+            f.get(p)
+              .get(q)
+              .vmem(simd.load, 16 * k)
+              .vmem(simd.store, S.items + 16 * k);
+          f.get(p).get(p).mem(op.i32Load, 2, S.items).get(w).emit(op.i32Xor).mem(op.i32Store, 2, S.items);
+          f.get(p).i32(S.items).emit(op.i32Add).set(q);
+          f.get(slot).i32(S.state).emit(op.i32Add).set(x);
+          f.get(x).get(q).i32(8).i32(9).get(q).i32(8).call(F_SPONGE);
+        },
+      );
+      // 256 parent rounds over all items in lockstep: first every item's parent (their reads
+      // overlap), then every item's FNV with its parent.
+      f.loop(
+        j,
+        (g) => g.i32(DATASET_PARENTS),
+        () => {
+          f.get(j).i32(15).emit(op.i32And).i32(2).emit(op.i32Shl).set(w);
+          f.loop(
+            t,
+            (g) => g.get(m),
+            () => {
+              f.get(slot).get(t).i32(2).emit(op.i32Shl, op.i32Add).set(x);
+              f.get(slot).get(t).i32(6).emit(op.i32Shl, op.i32Add).get(w).emit(op.i32Add).set(p);
+              f.get(x);
+              f.get(x).mem(op.i32Load, 2, S.index).get(j).emit(op.i32Xor).i32(FNV_PRIME).emit(op.i32Mul);
+              f.get(p).mem(op.i32Load, 2, S.items).emit(op.i32Xor).get(items).emit(op.i32RemU);
+              f.i32(6).emit(op.i32Shl).mem(op.i32Store, 2, S.parent);
+            },
+          );
+          f.loop(
+            t,
+            (g) => g.get(m),
+            () => {
+              f.get(slot).get(t).i32(6).emit(op.i32Shl, op.i32Add).set(p);
+              f.get(slot).get(t).i32(2).emit(op.i32Shl, op.i32Add).mem(op.i32Load, 2, S.parent).set(q);
+              for (let k = 0; k < 4; k++) {
+                f.get(p);
+                f.get(p)
+                  .vmem(simd.load, S.items + 16 * k)
+                  .get(fnv)
+                  .v(simd.i32x4Mul);
+                f.get(q)
+                  .vmem(simd.load, 16 * k)
+                  .v(simd.xor);
+                f.vmem(simd.store, S.items + 16 * k);
+              }
+            },
+          );
+        },
+      );
+      f.loop(
+        t,
+        (g) => g.get(m),
+        () => {
+          f.get(slot).get(t).i32(6).emit(op.i32Shl, op.i32Add).i32(S.items).emit(op.i32Add).set(q);
+          f.get(slot).i32(S.state).emit(op.i32Add);
+          f.get(q).i32(8).i32(9).get(q).i32(8).call(F_SPONGE);
+        },
+      );
+      // mix = fnv(mix, the nonce's two items).
+      f.loop(
+        nb,
+        (g) => g.get(count),
+        () => {
+          perNonce();
+          for (let k = 0; k < 8; k++) {
+            f.get(p);
+            f.get(p)
+              .vmem(simd.load, S.mix + 16 * k)
+              .get(fnv)
+              .v(simd.i32x4Mul);
+            f.get(p)
+              .vmem(simd.load, S.items + 16 * k)
+              .v(simd.xor);
+            f.vmem(simd.store, S.mix + 16 * k);
+          }
+        },
+      );
+    },
+  );
+  // Compress each mix to 8 words, then result = keccak256(s ‖ compressed mix).
+  f.loop(
+    nb,
+    (g) => g.get(count),
+    () => {
+      perNonce();
+      for (let k = 0; k < 8; k++) {
+        f.get(p);
+        f.get(p).mem(op.i32Load, 2, S.mix + 16 * k);
+        for (let e = 1; e < 4; e++) {
+          f.i32(FNV_PRIME).emit(op.i32Mul);
+          f.get(p)
+            .mem(op.i32Load, 2, S.mix + 16 * k + 4 * e)
+            .emit(op.i32Xor);
+        }
+        f.mem(op.i32Store, 2, S.out + 64 + 4 * k);
+      }
+      f.get(slot).i32(S.state).emit(op.i32Add);
+      f.get(p).i32(S.out).emit(op.i32Add).i32(12).i32(17);
+      f.get(p)
+        .i32(S.out + 96)
+        .emit(op.i32Add)
+        .i32(4)
+        .call(F_SPONGE);
+    },
+  );
+  return f;
+}
+
+/** Scratch slots after the cache: one for the main thread, one per search thread. */
+export const SLOTS = 8;
+
+function section(id: number, body: number[]): number[] {
+  const out = [id];
+  uleb(body.length, out);
+  return out.concat(body);
+}
+
+function name(s: string): number[] {
+  const out: number[] = [];
+  uleb(s.length, out);
+  for (const ch of s) out.push(ch.charCodeAt(0));
+  return out;
+}
+
+function assemble(): Uint8Array<ArrayBuffer> {
+  const fns = [keccakF(), spongeFn(), hashimotoFn(), prepareFn()];
+  const fnType = (params: number) => [0x60, params, ...new Array<number>(params).fill(I32), 0];
+  const types = [3, fnType(1), fnType(6), fnType(4)].flat();
+  // The memory, imported as e.m: shared, up to 4 GiB.
+  const imports = [1, ...name('e'), ...name('m'), 0x02, 0x03, 1, ...[0x80, 0x80, 0x04]];
+  const funcs = [4, 0, 1, 2, 0];
+  const exportsSec = [
+    4,
+    ...name('keccakf'),
+    0,
+    F_KECCAK,
+    ...name('sponge'),
+    0,
+    F_SPONGE,
+    ...name('hashimoto'),
+    0,
+    F_HASHIMOTO,
+    ...name('prepare'),
+    0,
+    F_PREPARE,
+  ];
+  const code: number[] = [];
+  uleb(fns.length, code);
+  for (const f of fns) code.push(...f.encode());
+  return new Uint8Array([
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+    ...section(1, types),
+    ...section(2, imports),
+    ...section(3, funcs),
+    ...section(7, exportsSec),
+    ...section(10, code),
+  ]);
+}
+
+export interface EthashKernel {
+  keccakf(state: number): void;
+  sponge(
+    state: number,
+    input: number,
+    inLanes: number,
+    rateLanes: number,
+    output: number,
+    outLanes: number,
+  ): void;
+  hashimoto(items: number, rows: number, slot: number, count: number): void;
+}
+
+let compiled: WebAssembly.Module | undefined;
+
+/**
+ * The module's functions over `memory` (compiled once per thread, instantiated per memory), with the
+ * scratch slot at byte `slotAt` made ready for them (its Keccak round constants written).
+ */
+export function kernel(memory: WebAssembly.Memory, slotAt: number): EthashKernel {
+  compiled ??= new WebAssembly.Module(assemble());
+  const instance = new WebAssembly.Instance(compiled, { e: { m: memory } });
+  const k = instance.exports as unknown as EthashKernel & { prepare(state: number): void };
+  k.prepare(slotAt + SLOT.state);
+  return k;
+}
+
+/** Byte offset of scratch slot `slot` in a memory whose cache has `cacheBytes`. */
+export function slotOffset(cacheBytes: number, slot: number): number {
+  return Math.ceil(cacheBytes / SLOT_BYTES) * SLOT_BYTES + slot * SLOT_BYTES;
+}
+
+/** A shared memory for a light cache of `cacheBytes` and its scratch slots. */
+export function epochMemory(cacheBytes: number): WebAssembly.Memory {
+  const pages = Math.ceil(slotOffset(cacheBytes, SLOTS) / 65536);
+  return new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+}
