@@ -17,6 +17,7 @@ import { OriginalStorageCache } from '@ethereumjs/statemanager';
 import {
   Account,
   type Address,
+  bytesToBigInt,
   equalsBytes,
   KECCAK256_NULL,
   KECCAK256_RLP,
@@ -24,10 +25,13 @@ import {
 } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
 import type { StateSnapshot } from '../state/stateSnapshot.js';
-import { bytesToHexKey } from '../state/trieStore.js';
+import { bytesToHexKey, hexKeyToBytes } from '../state/trieStore.js';
 import { OverlayStore, overlayTrie } from './overlayStore.js';
 
 const EMPTY = new Uint8Array(0);
+/** Bounds of the committed-read memos, in entries; reaching one starts that memo afresh. */
+const MAX_COMMITTED_WORDS = 50_000;
+const MAX_COMMITTED_CODE = 2_000;
 
 function copyAccount(a: Account): Account {
   return new Account(a.nonce, a.balance, a.storageRoot, a.codeHash);
@@ -57,6 +61,13 @@ export class CallState implements StateManagerInterface {
   private readonly journal: Array<() => void> = [];
   private readonly marks: number[] = [];
   private codeless: CodelessSender | undefined;
+  /**
+   * Committed storage words by address key + slot key, and committed code by address key, for the
+   * interpreter's reads of accounts this call has not written. They hold only what the snapshot says,
+   * which never changes, so they outlive `reset()` and serve call after call at this block.
+   */
+  private committedWords = new Map<string, bigint>();
+  private committedCode = new Map<string, Uint8Array>();
   /** `originalStorageCache` reads the snapshot's values (`meterAgainstSnapshot`) until `reset()`. */
   private meteredAgainstSnapshot = false;
 
@@ -149,9 +160,41 @@ export class CallState implements StateManagerInterface {
   codeSync(key: string): Uint8Array {
     const own = this.code.get(key);
     if (own !== undefined) return own;
+    const committed = !this.accounts.has(key);
+    if (committed) {
+      const hit = this.committedCode.get(key);
+      if (hit !== undefined) return hit;
+    }
     const account = this.accountSync(key);
-    if (account === undefined || equalsBytes(account.codeHash, KECCAK256_NULL)) return EMPTY;
-    return this.snapshot.codeSync(account.codeHash);
+    const code =
+      account === undefined || equalsBytes(account.codeHash, KECCAK256_NULL)
+        ? EMPTY
+        : this.snapshot.codeSync(account.codeHash);
+    if (committed) {
+      if (this.committedCode.size >= MAX_COMMITTED_CODE) this.committedCode = new Map();
+      this.committedCode.set(key, code);
+    }
+    return code;
+  }
+
+  /**
+   * `storageSync` as a 256-bit word, for the interpreter: an account this call has not written is
+   * answered from the committed words without building byte keys. Undefined as `storageSync`.
+   */
+  storageWordSync(key: string, slotKey: string, k = key + slotKey): bigint | undefined {
+    const committed = !this.accounts.has(key) && !this.storage.has(key);
+    if (committed) {
+      const hit = this.committedWords.get(k);
+      if (hit !== undefined) return hit;
+    }
+    const raw = this.storageSync(key, hexKeyToBytes(slotKey), slotKey);
+    if (raw === undefined) return undefined;
+    const word = bytesToBigInt(raw);
+    if (committed) {
+      if (this.committedWords.size >= MAX_COMMITTED_WORDS) this.committedWords = new Map();
+      this.committedWords.set(k, word);
+    }
+    return word;
   }
 
   /**

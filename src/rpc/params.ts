@@ -97,6 +97,20 @@ const HEX_OR_EMPTY = /^[0-9a-fA-F]*$/;
  * 8), decimal otherwise; signed 64-bit range. Undefined when Java would throw.
  */
 export function javaLongDecode(text: string): bigint | undefined {
+  // The usual form, `0x` and up to 13 digits (exact as a double, far inside the range): read
+  // directly. Anything else, or a character that is not a digit, takes the general reading below.
+  const n = text.length;
+  if (n > 2 && n <= 15 && text.charCodeAt(0) === 0x30 && text.charCodeAt(1) === 0x78) {
+    let v = 0;
+    let i = 2;
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      const d = c < 256 ? (NIBBLE[c] as number) : -1;
+      if (d < 0) break;
+      v = v * 16 + d;
+    }
+    if (i === n) return BigInt(v);
+  }
   let i = 0;
   let negative = false;
   const first = text.charCodeAt(0);
@@ -246,13 +260,87 @@ export const hash32: Decoder<string> = decoder(INVALID_PARAMS, (value) => {
   return digits !== undefined && digits.length === 64 ? `0x${digits}` : undefined;
 });
 
+/** Each hex digit's value by character code (either case); -1 for every other character. */
+const NIBBLE = new Int8Array(256).fill(-1);
+for (let i = 0; i < 10; i++) NIBBLE[0x30 + i] = i;
+for (let i = 0; i < 6; i++) {
+  NIBBLE[0x61 + i] = 10 + i;
+  NIBBLE[0x41 + i] = 10 + i;
+}
+/** Above this many digits the native decoder (after a validating scan) beats the loop below. */
+const LOOP_DECODE_MAX_DIGITS = 1024;
+
+/**
+ * Decoded values up to this many bytes are cut from a shared slab, as Buffer's pool does: a typed
+ * array this small built on its own lives inside the JavaScript heap, and the first read of its
+ * `.buffer` (every hex or latin1 key built from it reads one) moves it out at a cost larger than
+ * the decoding.
+ */
+const SLAB_MAX_BYTES = 64;
+const SLAB_SIZE = 8192;
+let slab = new ArrayBuffer(SLAB_SIZE);
+let slabOffset = 0;
+
+function allocBytes(n: number): Uint8Array {
+  if (n > SLAB_MAX_BYTES) return new Uint8Array(n);
+  if (slabOffset + n > SLAB_SIZE) {
+    slab = new ArrayBuffer(SLAB_SIZE);
+    slabOffset = 0;
+  }
+  const out = new Uint8Array(slab, slabOffset, n);
+  // Eight-byte aligned, as Buffer's pool keeps its slices.
+  slabOffset = (slabOffset + n + 7) & ~7;
+  return out;
+}
+
+/**
+ * The bytes of `text[start…]`, two hex digits (either case) per byte; undefined for an odd count or
+ * any other character. One pass validates and decodes, without the intermediate strings of a
+ * slice, a lower-casing and a regular expression.
+ */
+function hexDigitsToBytes(text: string, start: number): Uint8Array | undefined {
+  const digits = text.length - start;
+  if (digits & 1) return undefined;
+  if (digits > LOOP_DECODE_MAX_DIGITS) {
+    const body = text.slice(start);
+    if (!HEX_OR_EMPTY.test(body)) return undefined;
+    const buf = Buffer.from(body, 'hex');
+    return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
+  }
+  const out = allocBytes(digits >> 1);
+  for (let i = 0, j = start; i < out.length; i++, j += 2) {
+    const c1 = text.charCodeAt(j);
+    const c2 = text.charCodeAt(j + 1);
+    const hi = c1 < 256 ? (NIBBLE[c1] as number) : -1;
+    const lo = c2 < 256 ? (NIBBLE[c2] as number) : -1;
+    if ((hi | lo) < 0) return undefined;
+    out[i] = (hi << 4) | lo;
+  }
+  return out;
+}
+
+/** Where the digits start: after a lowercase `0x` prefix, if any (as Tuweni reads it). */
+function digitsStart(text: string): number {
+  return text.charCodeAt(0) === 0x30 && text.charCodeAt(1) === 0x78 ? 2 : 0;
+}
+
 /** Even-length hex bytes, `0x` optional (Tuweni `Bytes.fromHexString`). */
-export const data: Decoder<Uint8Array> = decoder(INVALID_PARAMS, (value) => {
+export const data: Decoder<Uint8Array> = decoder(INVALID_PARAMS, (value) =>
+  typeof value === 'string' ? hexDigitsToBytes(value, digitsStart(value)) : undefined,
+);
+
+/**
+ * `address` as its 20 bytes. The usual form (`0x` and 40 digits) is decoded in one pass; any other
+ * goes through `address`'s lenient reading first.
+ */
+export const addressBytes: Decoder<Uint8Array> = decoder(INVALID_ADDRESS_PARAMS, (value) => {
   if (typeof value !== 'string') return undefined;
-  const digits = strictHexDigits(value);
-  if (digits === undefined) return undefined;
-  const buf = Buffer.from(digits, 'hex');
-  return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
+  if (value.length === 42 && digitsStart(value) === 2) {
+    const bytes = hexDigitsToBytes(value, 2);
+    if (bytes !== undefined) return bytes;
+  }
+  const hex = lenientHex(value, 20);
+  return hex === undefined ? undefined : hexDigitsToBytes(hex, 2);
 });
 
 /** Unsigned 256-bit hex quantity (Besu's `UInt256Parameter`): `0x` optional, odd length fine, `0x` alone is 0. */
@@ -304,8 +392,6 @@ export const string: Decoder<string> = decoder(INVALID_PARAMS, (value) =>
 /** Exactly 32 bytes of hex, `0x` optional (a block or transaction hash), as bytes. */
 export const hashBytes: Decoder<Uint8Array> = decoder(INVALID_PARAMS, (value) => {
   if (typeof value !== 'string') return undefined;
-  const digits = strictHexDigits(value);
-  if (digits === undefined || digits.length !== 64) return undefined;
-  const buf = Buffer.from(digits, 'hex');
-  return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
+  const start = digitsStart(value);
+  return value.length - start === 64 ? hexDigitsToBytes(value, start) : undefined;
 });

@@ -11,7 +11,15 @@ import {
   toErrorObject,
   withDetail,
 } from '../../src/rpc/errors.js';
-import { address, bytes, hexToBigInt, hexToBytes, padded, quantity } from '../../src/rpc/format/hex.js';
+import {
+  address,
+  bytes,
+  hexToBigInt,
+  hexToBytes,
+  padded,
+  quantity,
+  quotedBytes,
+} from '../../src/rpc/format/hex.js';
 import { SubscriptionNotFoundError } from '../../src/rpc/subscriptions/manager.js';
 import { TxPoolError } from '../../src/txpool/pool.js';
 
@@ -107,6 +115,13 @@ describe('hex', () => {
     expect(() => hexToBytes('0x123')).toThrow();
     expect(Array.from(hexToBytes('0x123', true))).toEqual([1, 0x23]);
     expect(() => hexToBytes('0xzz')).toThrow();
+  });
+
+  it('quotedBytes is bytes as a JSON string, up to the scratch size and beyond it', () => {
+    for (const n of [0, 1, 32, 2046, 2047, 5000]) {
+      const b = Uint8Array.from({ length: n }, (_, i) => (i * 101 + 7) & 0xff);
+      expect(quotedBytes(b)).toBe(JSON.stringify(bytes(b)));
+    }
   });
 
   it('address, padded, hexToBigInt', () => {

@@ -4,7 +4,12 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Http1Handler, type RunningHttp1Server, startHttp1Server } from '../../dist/rpc/server/http1.js';
+import {
+  type Http1Handler,
+  parseHead,
+  type RunningHttp1Server,
+  startHttp1Server,
+} from '../../dist/rpc/server/http1.js';
 
 const handler: Http1Handler = {
   head(req) {
@@ -196,5 +201,24 @@ describe('HTTP/1.1 server', () => {
       });
     });
     expect(r).toBe(true);
+  });
+});
+
+describe('request head parsing', () => {
+  it('lower-cases header names however they are spelled, and trims values as String.trim does', () => {
+    const { req, framing, keepAlive } = parseHead(
+      'POST / HTTP/1.1\r\nHost: a\r\nCONTENT-LENGTH: 7\r\ncOnNeCtIoN:\t close \r\nX-Odd:\u00a0v w\u00a0\r\nCookie: a\r\ncookie: b',
+    );
+    expect(req.headers.host).toBe('a');
+    expect(req.headers['x-odd']).toBe('v w');
+    expect(req.headers.cookie).toBe('a, b');
+    expect(framing).toEqual({ kind: 'length', length: 7 });
+    expect(keepAlive).toBe(false);
+  });
+
+  it('refuses a header name holding a space or a tab, whatever its spelling', () => {
+    for (const name of ['Content Type', 'X\tY', 'host ']) {
+      expect(() => parseHead(`POST / HTTP/1.1\r\nHost: a\r\n${name}: v`)).toThrow();
+    }
   });
 });

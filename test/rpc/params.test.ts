@@ -12,6 +12,7 @@ import {
 } from '../../src/rpc/errors.js';
 import {
   address,
+  addressBytes,
   blockNumberParam,
   blockParam,
   bool,
@@ -52,7 +53,24 @@ describe('javaLongDecode', () => {
     expect(javaLongDecode('+7')).toBe(7n);
     expect(javaLongDecode('0x7fffffffffffffff')).toBe((1n << 63n) - 1n);
     expect(javaLongDecode('-0x8000000000000000')).toBe(-(1n << 63n));
-    for (const bad of ['', '-', '0x', '0x8000000000000000', '08', '0x-1', '1a', ' 1', '0x0L', 'latest']) {
+    // Up to 13 digits and beyond: the same values whichever way they are read.
+    expect(javaLongDecode('0xFfFfFfFfFfFfF')).toBe((1n << 52n) - 1n);
+    expect(javaLongDecode('0x10000000000000')).toBe(1n << 52n);
+    expect(javaLongDecode('0x000000000000003e3')).toBe(995n);
+    for (const bad of [
+      '',
+      '-',
+      '0x',
+      '0x8000000000000000',
+      '08',
+      '0x-1',
+      '1a',
+      ' 1',
+      '0x0L',
+      'latest',
+      '0x1 ',
+      '0xg',
+    ]) {
       expect(javaLongDecode(bad), bad).toBeUndefined();
     }
   });
@@ -162,6 +180,35 @@ describe('hash32, data, quantities, bool', () => {
     expect(Array.from(data('ff'))).toEqual([255]);
     expect(errorOf(() => data('0x123'))).toEqual(spec(INVALID_PARAMS));
     expect(errorOf(() => data('0xgg'))).toEqual(spec(INVALID_PARAMS));
+  });
+
+  it('data reads either case and refuses every other character, short or long', () => {
+    expect(Array.from(data('0xABcd'))).toEqual([0xab, 0xcd]);
+    // Only a lowercase prefix is a prefix; `0X` is two more (invalid) digits.
+    expect(errorOf(() => data('0XAB'))).toEqual(spec(INVALID_PARAMS));
+    for (const bad of ['0x0g', '0x 1', '0x\u01001', '0x\u00ff0', '0x0x', 'zz', '0x-1']) {
+      expect(errorOf(() => data(bad))).toEqual(spec(INVALID_PARAMS));
+    }
+    // Long inputs take the native decoder: same bytes, same refusals.
+    const long = 'a1'.repeat(3000);
+    expect(Buffer.from(data(`0x${long}`)).toString('hex')).toBe(long);
+    expect(Buffer.from(data(long.toUpperCase())).toString('hex')).toBe(long);
+    expect(errorOf(() => data(`0x${long}g0`))).toEqual(spec(INVALID_PARAMS));
+    expect(errorOf(() => data(`0x${long}0`))).toEqual(spec(INVALID_PARAMS));
+  });
+
+  it('addressBytes: the 20 bytes of what address accepts', () => {
+    const full = '0x00000000000000000000000000000000000A1dE7';
+    expect(Buffer.from(addressBytes(full)).toString('hex')).toBe(address(full).slice(2));
+    expect(Buffer.from(addressBytes('0xa1de7')).toString('hex')).toBe(
+      '00000000000000000000000000000000000a1de7',
+    );
+    expect(Buffer.from(addressBytes('a1de7')).toString('hex')).toBe(
+      '00000000000000000000000000000000000a1de7',
+    );
+    for (const bad of [`0x${'0'.repeat(39)}g`, `0x${'1'.repeat(41)}`, '0xzz', 7, null]) {
+      expect(errorOf(() => addressBytes(bad))).toEqual(spec(INVALID_ADDRESS_PARAMS));
+    }
   });
 
   it('quantity: UInt256, lenient', () => {

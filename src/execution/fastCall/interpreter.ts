@@ -189,8 +189,17 @@ function addressKey(x: bigint): string {
 
 function wordOf(bytes: Uint8Array, start: number): bigint {
   if (start + 32 <= bytes.length) {
-    // A whole word: the native hex encoder builds the digits at once.
-    return BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset + start, 32).toString('hex')}`);
+    // A whole word: its first two bytes, then five 48-bit limbs, each exact as a double (no string,
+    // no view object, few bigint steps).
+    let w = BigInt(((bytes[start] as number) << 8) | (bytes[start + 1] as number));
+    for (let o = start + 2; o < start + 32; o += 6) {
+      const limb =
+        ((bytes[o] as number) * 0x10000 + (((bytes[o + 1] as number) << 8) | (bytes[o + 2] as number))) *
+          0x1000000 +
+        ((bytes[o + 3] as number) * 0x10000 + (((bytes[o + 4] as number) << 8) | (bytes[o + 5] as number)));
+      w = (w << 48n) | BigInt(limb);
+    }
+    return w;
   }
   let s = '0x';
   for (let i = 0; i < 32; i++) {
@@ -263,7 +272,28 @@ class Memory {
   slice(offset: number, size: number): Uint8Array {
     return size === 0 ? EMPTY : this.bytes.slice(offset, offset + size);
   }
+
+  /** Empty again, for the next frame: only the words used were ever written. */
+  reset(): void {
+    if (this.bytes.length > MAX_POOLED_MEMORY) {
+      this.bytes = new Uint8Array(256);
+      this.view = new DataView(this.bytes.buffer);
+    } else if (this.words > 0) this.bytes.fill(0, 0, this.words * 32);
+    this.words = 0;
+  }
 }
+
+/**
+ * Stacks and memories of finished frames, reused by the next ones: a fresh 1024-slot stack and a
+ * memory buffer per frame cost more than a short view call's opcodes. Frames nest, so the pool holds
+ * at most as many as were open at once, bounded by `MAX_POOLED_FRAMES`. A reused stack may hold old
+ * values above its pointer; nothing reads there (each opcode checks its inputs against `sp`).
+ */
+const MAX_POOLED_FRAMES = 32;
+/** A memory grown beyond this many bytes is not kept for reuse. */
+const MAX_POOLED_MEMORY = 64 * 1024;
+const stackPool: bigint[][] = [];
+const memoryPool: Memory[] = [];
 
 /**
  * Runs one message frame (the caller has moved the value and opened a journal checkpoint; it
@@ -273,9 +303,9 @@ export function execute(env: CallEnv, msg: Message): FrameResult {
   const code = msg.code;
   const info = codeInfo(code);
   const world = env.world;
-  const stack: bigint[] = new Array(1024);
+  const stack: bigint[] = stackPool.pop() ?? new Array(1024);
   let sp = 0;
-  const mem = new Memory();
+  const mem = memoryPool.pop() ?? new Memory();
   let gas = msg.gas;
   let pc = 0;
   let returnData: Uint8Array = EMPTY;
@@ -629,8 +659,9 @@ export function execute(env: CallEnv, msg: Message): FrameResult {
         }
         case 0x54: {
           const slotKey = slotKeyOf(stack[sp - 1]);
-          charge(world.touchSlot(self, slotKey) ? 100 : 2100);
-          stack[sp - 1] = world.sload(self, slotKey);
+          const id = self + slotKey;
+          charge(world.touchSlot(self, slotKey, id) ? 100 : 2100);
+          stack[sp - 1] = world.sload(self, slotKey, id);
           break;
         }
         case 0x55: {
@@ -639,9 +670,10 @@ export function execute(env: CallEnv, msg: Message): FrameResult {
           const value = stack[--sp];
           // EIP-2200: an SSTORE needs more than the call stipend left.
           if (gas <= 2300) throw new Halt(OOG);
-          let cost = world.touchSlot(self, slotKey) ? 0 : 2100;
-          const current = world.sload(self, slotKey);
-          const original = world.original(self, slotKey);
+          const id = self + slotKey;
+          let cost = world.touchSlot(self, slotKey, id) ? 0 : 2100;
+          const current = world.sload(self, slotKey, id);
+          const original = world.original(self, slotKey, id);
           const clear = env.sstoreClearRefund;
           if (current === value) {
             cost += 100;
@@ -657,7 +689,7 @@ export function execute(env: CallEnv, msg: Message): FrameResult {
             if (original === value) world.addRefund(original === 0n ? 19900 : 2800);
           }
           charge(cost);
-          world.sstore(self, slotKey, value);
+          world.sstore(self, slotKey, value, id);
           break;
         }
         case 0x56: {
@@ -878,6 +910,12 @@ export function execute(env: CallEnv, msg: Message): FrameResult {
   } catch (err) {
     if (err instanceof Halt) return { outcome: Outcome.Halt, gasLeft: 0, output: EMPTY, error: err.reason };
     throw err;
+  } finally {
+    if (stackPool.length < MAX_POOLED_FRAMES) {
+      mem.reset();
+      stackPool.push(stack);
+      memoryPool.push(mem);
+    }
   }
 }
 

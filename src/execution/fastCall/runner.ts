@@ -11,6 +11,7 @@ import { type EVM, getOpcodesForHF, type PrecompileFunc } from '@ethereumjs/evm'
 import { bytesToBigInt } from '@ethereumjs/util';
 import { bytesToHexKey } from '../../state/trieStore.js';
 import type { CallState } from '../callState.js';
+import { addressKeyOf } from './addressKeys.js';
 import { Fallback } from './fallback.js';
 import {
   type CallEnv,
@@ -164,8 +165,9 @@ export function runFastCall(ctx: FastContext, tx: FastTx, reportAccessList = fal
   const block = blockValues(ctx);
   const precompiles = evm.precompiles;
   const world = new CallWorld(ctx.state, precompiles);
-  const from = bytesToHexKey(tx.from);
-  const to = bytesToHexKey(tx.to);
+  const sender = addressKeyOf(tx.from);
+  const from = sender.key;
+  const to = addressKeyOf(tx.to).key;
 
   world.warmAddress(from);
   world.warmAddress(to);
@@ -212,7 +214,7 @@ export function runFastCall(ctx: FastContext, tx: FastTx, reportAccessList = fal
     valid: rules.valid,
     fee: rules.fee,
     sstoreClearRefund: rules.sstoreClearRefund,
-    origin: BigInt(`0x${from}`),
+    origin: sender.value,
     gasPrice,
     coinbase: block.coinbase,
     timestamp: header.timestamp,

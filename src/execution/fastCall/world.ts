@@ -17,6 +17,8 @@ export interface WorldBase {
   codeSync(key: string): Uint8Array;
   /** The slot's value, or `undefined` when it can only be read asynchronously (the call falls back). */
   storageSync(key: string, slot: Uint8Array, slotKey: string): Uint8Array | undefined;
+  /** The same read as a word, when the base has a cheaper way to it (a simulated call's state). */
+  storageWordSync?(key: string, slotKey: string, id: string): bigint | undefined;
 }
 
 /** A log as the execution emitted it: address key, topics, data. */
@@ -34,6 +36,10 @@ export function slotKeyOf(slot: bigint): string {
 
 type Undo = () => void;
 
+/** The empty collections the lazily made ones read as before their first write (never written). */
+const NO_ENTRIES: ReadonlyMap<string, never> = new Map<string, never>();
+const NO_KEYS: ReadonlySet<string> = new Set();
+
 export class CallWorld {
   readonly balances = new Map<string, bigint>();
   readonly nonces = new Map<string, bigint>();
@@ -41,13 +47,11 @@ export class CallWorld {
   readonly slots = new Map<string, bigint>();
   /** Slot values as the transaction found them (EIP-2200's "original"), by address key + slot key. */
   private readonly originals = new Map<string, bigint>();
-  private readonly transient = new Map<string, bigint>();
-  /** Code deployed by this execution, by address key. */
-  readonly codes = new Map<string, Uint8Array>();
-  /** Accounts created by this execution (their storage starts empty whatever the base holds). */
-  readonly created = new Set<string>();
-  /** SELFDESTRUCTed accounts (address key → beneficiary key), finalised at the end of the transaction. */
-  readonly selfdestructs = new Map<string, string>();
+  // What most executions never use (a view call: none of them) is made on its first write.
+  private ownTransient: Map<string, bigint> | undefined;
+  private ownCodes: Map<string, Uint8Array> | undefined;
+  private ownCreated: Set<string> | undefined;
+  private ownSelfdestructs: Map<string, string> | undefined;
   private readonly warmAddresses = new Set<string>();
   private readonly warmSlots = new Set<string>();
   private readonly journal: Undo[] = [];
@@ -74,6 +78,21 @@ export class CallWorld {
     private readonly base: WorldBase,
     private readonly alwaysWarm?: { has(key: string): boolean },
   ) {}
+
+  /** Code deployed by this execution, by address key. */
+  get codes(): ReadonlyMap<string, Uint8Array> {
+    return this.ownCodes ?? NO_ENTRIES;
+  }
+
+  /** Accounts created by this execution (their storage starts empty whatever the base holds). */
+  get created(): ReadonlySet<string> {
+    return this.ownCreated ?? NO_KEYS;
+  }
+
+  /** SELFDESTRUCTed accounts (address key → beneficiary key), finalised at the end of the transaction. */
+  get selfdestructs(): ReadonlyMap<string, string> {
+    return this.ownSelfdestructs ?? NO_ENTRIES;
+  }
 
   checkpoint(): number {
     return this.journal.length;
@@ -121,12 +140,14 @@ export class CallWorld {
   }
 
   setCode(key: string, code: Uint8Array): void {
-    this.put(this.codes, key, code);
+    this.ownCodes ??= new Map();
+    this.put(this.ownCodes, key, code);
   }
 
   /** Marks the account created by this execution (EIP-6780; its storage reads empty from now on). */
   markCreated(key: string): void {
-    const created = this.created;
+    this.ownCreated ??= new Set();
+    const created = this.ownCreated;
     if (created.has(key)) return;
     created.add(key);
     this.journal.push(() => created.delete(key));
@@ -135,7 +156,8 @@ export class CallWorld {
   /** Records a SELFDESTRUCT; true when the account was not yet recorded in this transaction. */
   markSelfdestruct(key: string, beneficiary: string): boolean {
     const first = !this.selfdestructs.has(key);
-    this.put(this.selfdestructs, key, beneficiary);
+    this.ownSelfdestructs ??= new Map();
+    this.put(this.ownSelfdestructs, key, beneficiary);
     return first;
   }
 
@@ -168,33 +190,45 @@ export class CallWorld {
     return this.balance(key) === 0n && this.nonce(key) === 0n && this.code(key).length === 0;
   }
 
-  original(key: string, slotKey: string): bigint {
-    const k = key + slotKey;
+  /**
+   * The slot methods take the slot's id (`key + slotKey`) as made once by the caller: one string,
+   * flattened and hashed once, for every set and map the access goes through.
+   */
+  original(key: string, slotKey: string, k = key + slotKey): bigint {
     const hit = this.originals.get(k);
     if (hit !== undefined) return hit;
     if (this.created.has(key)) return 0n;
-    const raw = this.base.storageSync(key, Buffer.from(slotKey, 'hex'), slotKey);
-    if (raw === undefined) throw new Fallback('storage written by an override');
-    const v = bytesToBigInt(raw);
+    const base = this.base;
+    let v: bigint;
+    if (base.storageWordSync !== undefined) {
+      const word = base.storageWordSync(key, slotKey, k);
+      if (word === undefined) throw new Fallback('storage written by an override');
+      v = word;
+    } else {
+      const raw = base.storageSync(key, Buffer.from(slotKey, 'hex'), slotKey);
+      if (raw === undefined) throw new Fallback('storage written by an override');
+      v = bytesToBigInt(raw);
+    }
     this.originals.set(k, v);
     return v;
   }
 
-  sload(key: string, slotKey: string): bigint {
-    const own = this.slots.get(key + slotKey);
-    return own !== undefined ? own : this.original(key, slotKey);
+  sload(key: string, slotKey: string, k = key + slotKey): bigint {
+    const own = this.slots.get(k);
+    return own !== undefined ? own : this.original(key, slotKey, k);
   }
 
-  sstore(key: string, slotKey: string, value: bigint): void {
-    this.put(this.slots, key + slotKey, value);
+  sstore(key: string, slotKey: string, value: bigint, k = key + slotKey): void {
+    this.put(this.slots, k, value);
   }
 
   tload(key: string, slotKey: string): bigint {
-    return this.transient.get(key + slotKey) ?? 0n;
+    return this.ownTransient?.get(key + slotKey) ?? 0n;
   }
 
   tstore(key: string, slotKey: string, value: bigint): void {
-    this.put(this.transient, key + slotKey, value);
+    this.ownTransient ??= new Map();
+    this.put(this.ownTransient, key + slotKey, value);
   }
 
   log(key: string, topics: bigint[], data: Uint8Array): void {
@@ -255,8 +289,7 @@ export class CallWorld {
   }
 
   /** Marks the slot warm; true when it already was. */
-  touchSlot(key: string, slotKey: string): boolean {
-    const k = key + slotKey;
+  touchSlot(key: string, slotKey: string, k = key + slotKey): boolean {
     if (this.warmSlots.has(k)) return true;
     this.warmSlots.add(k);
     const list = this.accessList;

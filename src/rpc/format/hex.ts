@@ -32,6 +32,36 @@ export function bytes(data: Uint8Array): string {
   return out;
 }
 
+/** Two lowercase hex digits per byte value, as one 16-bit number of their character codes. */
+const HEX_CODES = new Uint16Array(256);
+for (let i = 0; i < 256; i++) {
+  const pair = BYTE_HEX[i] as string;
+  HEX_CODES[i] = (pair.charCodeAt(0) << 8) | pair.charCodeAt(1);
+}
+/** Where `quotedBytes` writes its characters (used synchronously, so one per process suffices). */
+const QUOTED_SCRATCH = Buffer.allocUnsafe(4096);
+
+/**
+ * `bytes(data)` as a JSON string literal (`"0x…"`), built in one pass in a scratch buffer and read
+ * out as one string: no chain of partial strings to collect. Larger data goes through Buffer's encoder.
+ */
+export function quotedBytes(data: Uint8Array): string {
+  const length = data.length * 2 + 4;
+  if (length > QUOTED_SCRATCH.length) return `"${bytes(data)}"`;
+  const out = QUOTED_SCRATCH;
+  out[0] = 0x22;
+  out[1] = 0x30;
+  out[2] = 0x78;
+  let j = 3;
+  for (let i = 0; i < data.length; i++) {
+    const pair = HEX_CODES[data[i] as number] as number;
+    out[j++] = pair >> 8;
+    out[j++] = pair & 0xff;
+  }
+  out[j] = 0x22;
+  return out.toString('latin1', 0, length);
+}
+
 /** Bytes without the `0x` prefix (Besu writes a few fields this way, e.g. debug trace return values). */
 export function bytesNoPrefix(data: Uint8Array): string {
   return bytes(data).slice(2);

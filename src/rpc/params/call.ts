@@ -6,10 +6,15 @@
 import { SIMULATED_AUTHORIZATION_SIGNATURE } from '../../execution/authorizations.js';
 import type { AccountOverride, CallRequest, StateOverrides } from '../../execution/callTypes.js';
 import { INVALID_CALL_PARAMS, RpcError, type RpcErrorSpec } from '../errors.js';
-import { address, bool, type Decoder, data, hash32, quantity, uint64 } from '../params.js';
+import { address, addressBytes, bool, type Decoder, data, hash32, quantity, uint64 } from '../params.js';
 
 function hexBytes(s: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(s.slice(2), 'hex'));
+  // A copy of its own (the typed-array constructor's fast copy), not a view into Buffer's pool.
+  return new Uint8Array(Buffer.from(s.slice(2), 'hex'));
+}
+
+function absent(v: unknown): v is undefined | null {
+  return v === undefined || v === null;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -20,27 +25,25 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export function decodeCallObject(value: unknown): CallRequest {
   if (!isObject(value)) throw new RpcError(INVALID_CALL_PARAMS);
   const e = INVALID_CALL_PARAMS;
-  const opt = <T>(key: string, decode: (v: unknown, err: typeof e) => T): T | undefined => {
-    const v = value[key];
-    return v === undefined || v === null ? undefined : decode(v, e);
-  };
-  const input = opt('input', data);
-  const dataField = opt('data', data);
+  // Each member is read once, and decoded only when present (`null` counts as absent).
+  const v = value;
+  const input = absent(v.input) ? undefined : data(v.input, e);
+  const dataField = absent(v.data) ? undefined : data(v.data, e);
   if (input !== undefined && dataField !== undefined && Buffer.compare(input, dataField) !== 0) {
     throw new RpcError(INVALID_CALL_PARAMS);
   }
   const call: CallRequest = {
-    from: opt('from', (v, err) => hexBytes(address(v, err))),
-    to: opt('to', (v, err) => hexBytes(address(v, err))),
-    gas: opt('gas', uint64),
-    gasPrice: opt('gasPrice', quantity),
-    maxFeePerGas: opt('maxFeePerGas', quantity),
-    maxPriorityFeePerGas: opt('maxPriorityFeePerGas', quantity),
-    value: opt('value', quantity),
+    from: absent(v.from) ? undefined : addressBytes(v.from, e),
+    to: absent(v.to) ? undefined : addressBytes(v.to, e),
+    gas: absent(v.gas) ? undefined : uint64(v.gas, e),
+    gasPrice: absent(v.gasPrice) ? undefined : quantity(v.gasPrice, e),
+    maxFeePerGas: absent(v.maxFeePerGas) ? undefined : quantity(v.maxFeePerGas, e),
+    maxPriorityFeePerGas: absent(v.maxPriorityFeePerGas) ? undefined : quantity(v.maxPriorityFeePerGas, e),
+    value: absent(v.value) ? undefined : quantity(v.value, e),
     data: input ?? dataField,
-    nonce: opt('nonce', uint64),
-    maxFeePerBlobGas: opt('maxFeePerBlobGas', quantity),
-    strict: opt('strict', bool),
+    nonce: absent(v.nonce) ? undefined : uint64(v.nonce, e),
+    maxFeePerBlobGas: absent(v.maxFeePerBlobGas) ? undefined : quantity(v.maxFeePerBlobGas, e),
+    strict: absent(v.strict) ? undefined : bool(v.strict, e),
   };
   const al = value.accessList;
   if (al !== undefined && al !== null) {

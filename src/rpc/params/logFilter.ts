@@ -7,8 +7,14 @@ import type { LogScope } from '../../filters/logQuery.js';
 import type { LogQuery } from '../../filters/logs.js';
 import { resolveBlockNumber } from '../blockParam.js';
 import { INVALID_FILTER_PARAMS, RpcError } from '../errors.js';
-import { hexToBytes } from '../format/hex.js';
-import { address, type BlockParam, blockNumberParam, type Decoder, decoder, hash32 } from '../params.js';
+import {
+  addressBytes,
+  type BlockParam,
+  blockNumberParam,
+  type Decoder,
+  decoder,
+  hashBytes,
+} from '../params.js';
 
 type RangeParam = Exclude<BlockParam, { kind: 'hash' }>;
 
@@ -26,7 +32,7 @@ function fail(): never {
 function parseAddresses(value: unknown): Uint8Array[] {
   if (value === undefined || value === null) return [];
   const list = Array.isArray(value) ? value : [value];
-  return list.map((a) => hexToBytes(address(a, INVALID_FILTER_PARAMS)));
+  return list.map((a) => addressBytes(a, INVALID_FILTER_PARAMS));
 }
 
 function parseTopics(value: unknown): (Uint8Array[] | null)[] {
@@ -34,11 +40,11 @@ function parseTopics(value: unknown): (Uint8Array[] | null)[] {
   if (!Array.isArray(value)) fail();
   return value.map((position) => {
     if (position === null) return null;
-    if (typeof position === 'string') return [hexToBytes(hash32(position, INVALID_FILTER_PARAMS))];
+    if (typeof position === 'string') return [hashBytes(position, INVALID_FILTER_PARAMS)];
     if (!Array.isArray(position)) fail();
     // A null among the alternatives matches anything, as the other clients read it.
     if (position.some((t) => t === null)) return null;
-    return position.map((t) => hexToBytes(hash32(t, INVALID_FILTER_PARAMS)));
+    return position.map((t) => hashBytes(t, INVALID_FILTER_PARAMS));
   });
 }
 
@@ -54,7 +60,7 @@ export const logFilter: Decoder<LogFilterParams> = decoder(INVALID_FILTER_PARAMS
   let blockHash: Uint8Array | undefined;
   if (rawHash !== undefined && rawHash !== null) {
     if (fromBlock !== undefined || toBlock !== undefined) return undefined;
-    blockHash = hexToBytes(hash32(rawHash, INVALID_FILTER_PARAMS));
+    blockHash = hashBytes(rawHash, INVALID_FILTER_PARAMS);
   }
   return {
     fromBlock,

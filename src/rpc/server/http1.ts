@@ -250,11 +250,59 @@ function isLengthDigits(s: string): boolean {
 }
 
 /**
+ * Header names clients send on nearly every request, lower-case. A name spelled as clients spell
+ * these (in lower case, or capitalised word by word) is given as this constant: no lower-cased copy
+ * and no scan for spaces, and a key the engine already holds interned for the header record.
+ */
+const COMMON_HEADERS: readonly string[] = [
+  'host',
+  'accept',
+  'origin',
+  'expect',
+  'cookie',
+  'connection',
+  'user-agent',
+  'keep-alive',
+  'content-type',
+  'authorization',
+  'content-length',
+  'accept-encoding',
+  'accept-language',
+  'transfer-encoding',
+  'access-control-request-method',
+  'access-control-request-headers',
+];
+/** The common names as clients spell them (lower case, or capitalised word by word), to their lower case. */
+const COMMON_SPELLINGS = new Map<string, string>();
+for (const name of COMMON_HEADERS) {
+  COMMON_SPELLINGS.set(name, name);
+  COMMON_SPELLINGS.set(
+    name.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => dash + c.toUpperCase()),
+    name,
+  );
+}
+
+/** A header name, lower-cased (`text[at…colon)`); a space or tab in it is a bad request. */
+function headerName(text: string, at: number, colon: number): string {
+  const raw = text.slice(at, colon);
+  const common = COMMON_SPELLINGS.get(raw);
+  if (common !== undefined) return common;
+  const name = raw.toLowerCase();
+  if (name.includes(' ') || name.includes('\t')) throw new ProtocolError(BAD_REQUEST);
+  return name;
+}
+
+/** The characters `String.prototype.trim` removes that a latin1-decoded header can hold. */
+function isTrimmed(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0;
+}
+
+/**
  * Parses a request head (request line and header lines, without the blank line that ends it). Lines
  * end at CRLF only; it walks the text with `indexOf` instead of splitting it, and leaves the regular
  * expressions to the rare shapes (absolute-form targets, Connection header lists).
  */
-function parseHead(text: string): Parsed {
+export function parseHead(text: string): Parsed {
   const n = text.length;
   let lineEnd = text.indexOf('\r\n');
   if (lineEnd < 0) lineEnd = n;
@@ -275,7 +323,7 @@ function parseHead(text: string): Parsed {
     } else url = m[1] === '' ? '/' : (m[1] as string);
   }
 
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string | undefined> = {};
   let at = lineEnd + 2;
   while (lineEnd < n) {
     let end = text.indexOf('\r\n', at);
@@ -283,9 +331,13 @@ function parseHead(text: string): Parsed {
     const colon = text.indexOf(':', at);
     const first = text.charCodeAt(at);
     if (colon <= at || colon >= end || first === 0x20 || first === 0x09) throw new ProtocolError(BAD_REQUEST);
-    const name = text.slice(at, colon).toLowerCase();
-    if (name.includes(' ') || name.includes('\t')) throw new ProtocolError(BAD_REQUEST);
-    const value = text.slice(colon + 1, end).trim();
+    const name = headerName(text, at, colon);
+    // The value without the whitespace `trim()` would remove, cut once.
+    let from = colon + 1;
+    let to = end;
+    while (from < to && isTrimmed(text.charCodeAt(from))) from++;
+    while (to > from && isTrimmed(text.charCodeAt(to - 1))) to--;
+    const value = text.slice(from, to);
     const prev = headers[name];
     if (prev === undefined) headers[name] = value;
     else if (name === 'content-length') {

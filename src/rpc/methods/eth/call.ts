@@ -19,9 +19,10 @@ import {
   RpcError,
   revertError,
 } from '../../errors.js';
-import { bytes } from '../../format/hex.js';
+import { quotedBytes } from '../../format/hex.js';
 import { decodeCallObject, decodeOverrides } from '../../params/call.js';
 import { blockNumberParam } from '../../params.js';
+import { RawJson } from '../../rawJson.js';
 import type { Services } from '../../services.js';
 import { deferred, defineMethod, type ParamSpec, withDefault } from '../define.js';
 import { stateHeader } from './state.js';
@@ -73,10 +74,13 @@ export function callFailureError(result: SimulationResult): RpcError {
   return new RpcError(INTERNAL_ERROR);
 }
 
-/** A call's answer: its output, or the error its failure maps to. */
-function callOutput(result: SimulationResult): string {
+/**
+ * A call's answer: its output, or the error its failure maps to. The output is hex, so its JSON is
+ * known without serialising it, and it is ASCII (written without re-encoding).
+ */
+function callOutput(result: SimulationResult): RawJson {
   if (result.status !== 'success') throw callFailureError(result);
-  return bytes(result.output);
+  return new RawJson(quotedBytes(result.output), true);
 }
 
 /**
