@@ -178,7 +178,15 @@ describe('two proof-of-work miners', () => {
       },
       90_000,
     );
-    await Promise.all([stopMining(a), stopMining(b)]);
+    // Every block weighs the same (fixed difficulty), so two heads of one height are a tie that only
+    // a further block breaks, as on any proof-of-work network: b stops first, and a mines on until b
+    // has taken a block of a's above everything b mined.
+    const bLast = await stopMining(b);
+    await until('a block of a above the last one of b, on both', async () => {
+      const [ha, hb] = await Promise.all([block(url(a), 'latest'), block(url(b), 'latest')]);
+      return BigInt(ha.number) > BigInt(bLast.number) && ha.hash === hb.hash ? true : undefined;
+    });
+    await stopMining(a);
     const head = await until('the same head on both', async () => {
       const [ha, hb] = await Promise.all([block(url(a), 'latest'), block(url(b), 'latest')]);
       return ha.hash === hb.hash ? BigInt(ha.number) : undefined;
