@@ -17,9 +17,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
-import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { bigIntToBytes, bytesToHex, concatBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { signDevTx } from '../devSigning.mjs';
 import { keccak256, SELECTORS, tokenInitCode } from '../genchain.mjs';
 import {
   BIN,
@@ -51,27 +50,10 @@ const CHAIN_ID = 1337n;
 const FUNDER_HEX = '0xc87509a1c067bbde78beb793e6fa76530b6382a4c0241e5e4a9ec0a0f44dc0d3';
 const FUNDER = hexToBytes(FUNDER_HEX);
 const COINBASE = '0x00000000000000000000000000000000000c0ffe';
-const GWEI = 10n ** 9n;
 const STRUCT = { disableMemory: true, disableStack: false, disableStorage: false };
 
-function ecsign(msgHash, privateKey) {
-  const { signature, recid } = secp.ecdsaSign(msgHash, privateKey);
-  const out = new Uint8Array(65);
-  out[0] = recid;
-  out.set(signature, 1);
-  return out;
-}
-const common = new Common({
-  chain: { ...Mainnet, chainId: Number(CHAIN_ID), name: 'bench-dev' },
-  hardfork: Hardfork.London,
-  customCrypto: { keccak256, ecsign },
-});
-
 function sign(fields) {
-  const tx = createFeeMarket1559Tx(
-    { chainId: CHAIN_ID, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: GWEI, ...fields },
-    { common },
-  ).sign(FUNDER);
+  const tx = signDevTx(FUNDER, fields);
   return { raw: bytesToHex(tx.serialize()), hash: bytesToHex(tx.hash()) };
 }
 

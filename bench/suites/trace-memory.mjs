@@ -20,13 +20,10 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
-import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { bytesToHex, hexToBytes } from '@ethereumjs/util';
-import { keccak256 } from '../genchain.mjs';
+import { signDevTx } from '../devSigning.mjs';
 import {
   BIN,
   fmt,
@@ -42,35 +39,16 @@ import {
   waitForRpc,
 } from '../lib.mjs';
 
-const require = createRequire(import.meta.url);
-const secp = require('secp256k1');
-
 const opt = parseOptions({ 'mem-words': 64, 'log-blocks': 8, gas: 30_000_000 });
 const GAS = BigInt(opt.gas);
-const CHAIN_ID = 1337n;
 /** A prefunded dev-network key (public test key). */
 const FUNDER = hexToBytes('0xc87509a1c067bbde78beb793e6fa76530b6382a4c0241e5e4a9ec0a0f44dc0d3');
 const COINBASE = '0x00000000000000000000000000000000000c0ffe';
 const GWEI = 10n ** 9n;
 
-function ecsign(msgHash, privateKey) {
-  const { signature, recid } = secp.ecdsaSign(msgHash, privateKey);
-  const out = new Uint8Array(65);
-  out[0] = recid;
-  out.set(signature, 1);
-  return out;
-}
-const common = new Common({
-  chain: { ...Mainnet, chainId: Number(CHAIN_ID), name: 'bench-dev' },
-  hardfork: Hardfork.London,
-  customCrypto: { keccak256, ecsign },
-});
 let nonce = 0n;
 function sign(fields) {
-  const tx = createFeeMarket1559Tx(
-    { chainId: CHAIN_ID, maxFeePerGas: 10n * GWEI, maxPriorityFeePerGas: GWEI, nonce: nonce++, ...fields },
-    { common },
-  ).sign(FUNDER);
+  const tx = signDevTx(FUNDER, { maxFeePerGas: 10n * GWEI, nonce: nonce++, ...fields });
   return { raw: bytesToHex(tx.serialize()), hash: bytesToHex(tx.hash()) };
 }
 

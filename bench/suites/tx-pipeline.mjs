@@ -20,17 +20,12 @@
  * Every run starts from a fresh data directory; the median of --runs is printed (progress on stderr).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
-import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { bigIntToBytes, bytesToHex, concatBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { signDevTx } from '../devSigning.mjs';
 import { accountKey, addressOf, keccak256, SELECTORS, tokenInitCode } from '../genchain.mjs';
 import { fmt, log, median, parseOptions, ROOT, table } from '../lib.mjs';
-
-const require = createRequire(import.meta.url);
-const secp = require('secp256k1');
 
 const opt = parseOptions({
   'tx-count': 10_000,
@@ -51,29 +46,12 @@ const { BlockBuilder } = await dist('mining/builder.js');
 const { setLogLevel } = await dist('log.js');
 setLogLevel('ERROR');
 
-const CHAIN_ID = 1337n;
 /** A prefunded dev-network key (public test key). */
 const FUNDER = hexToBytes('0xc87509a1c067bbde78beb793e6fa76530b6382a4c0241e5e4a9ec0a0f44dc0d3');
 const COINBASE = '0x00000000000000000000000000000000000c0ffe';
-const GWEI = 10n ** 9n;
 
-function ecsign(msgHash, privateKey) {
-  const { signature, recid } = secp.ecdsaSign(msgHash, privateKey);
-  const out = new Uint8Array(65);
-  out[0] = recid;
-  out.set(signature, 1);
-  return out;
-}
-const common = new Common({
-  chain: { ...Mainnet, chainId: Number(CHAIN_ID), name: 'bench-dev' },
-  hardfork: Hardfork.London,
-  customCrypto: { keccak256, ecsign },
-});
 function sign(key, fields) {
-  const tx = createFeeMarket1559Tx(
-    { chainId: CHAIN_ID, maxFeePerGas: 100n * GWEI, maxPriorityFeePerGas: GWEI, ...fields },
-    { common },
-  ).sign(key);
+  const tx = signDevTx(key, fields);
   return tx.serialize();
 }
 const word = (v) => setLengthLeft(typeof v === 'bigint' ? bigIntToBytes(v) : v, 32);
@@ -227,17 +205,7 @@ async function runOnce(eth, erc20) {
     await setup(
       senders.map((to) => sign(FUNDER, { nonce: nonce++, gasLimit: 21_000n, to, value: 10n ** 20n })),
     );
-    const deploy = createFeeMarket1559Tx(
-      {
-        chainId: CHAIN_ID,
-        nonce,
-        maxFeePerGas: 100n * GWEI,
-        maxPriorityFeePerGas: GWEI,
-        gasLimit: 1_000_000n,
-        data: tokenInitCode(),
-      },
-      { common },
-    ).sign(FUNDER);
+    const deploy = signDevTx(FUNDER, { nonce, gasLimit: 1_000_000n, data: tokenInitCode() });
     nonce++;
     await setup([deploy.serialize()]);
     const token = bytesToHex(

@@ -33,18 +33,15 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createRequire } from 'node:module';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
-import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { bigIntToBytes, bytesToHex, concatBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
+import { signDevTx } from '../devSigning.mjs';
 import { accountKey, addressOf, keccak256, SELECTORS, tokenInitCode } from '../genchain.mjs';
 import {
   BIN,
   fmt,
   freePort,
-  hex,
   killAll,
   log,
   memory,
@@ -59,9 +56,6 @@ import {
   table,
   waitForRpc,
 } from '../lib.mjs';
-
-const require = createRequire(import.meta.url);
-const secp = require('secp256k1');
 
 const opt = parseOptions({
   'tx-count': 10_000,
@@ -84,31 +78,12 @@ const CHAIN_ID = 1337n;
 /** A prefunded dev-network key (public test key); the peers fund it too. */
 const FUNDER = hexToBytes('0xc87509a1c067bbde78beb793e6fa76530b6382a4c0241e5e4a9ec0a0f44dc0d3');
 const COINBASE = '0x00000000000000000000000000000000000c0ffe';
-const GWEI = 10n ** 9n;
-const MAX_FEE = 100n * GWEI;
-const PRIORITY = GWEI;
 
 // ---------------------------------------------------------------------------------------------------
 // Signing (native secp256k1, outside the measured time)
 
-function ecsign(msgHash, privateKey) {
-  const { signature, recid } = secp.ecdsaSign(msgHash, privateKey);
-  const out = new Uint8Array(65);
-  out[0] = recid;
-  out.set(signature, 1);
-  return out;
-}
-const common = new Common({
-  chain: { ...Mainnet, chainId: Number(CHAIN_ID), name: 'bench-dev' },
-  hardfork: Hardfork.London,
-  customCrypto: { keccak256, ecsign },
-});
-
 function sign(key, fields) {
-  const tx = createFeeMarket1559Tx(
-    { chainId: CHAIN_ID, maxFeePerGas: MAX_FEE, maxPriorityFeePerGas: PRIORITY, ...fields },
-    { common },
-  ).sign(key);
+  const tx = signDevTx(key, fields);
   return { raw: bytesToHex(tx.serialize()), hash: bytesToHex(tx.hash()) };
 }
 
@@ -122,7 +97,7 @@ const funder = addressOf(FUNDER).toString();
 const recipient = (kind, i) => bytesToHex(keccak256(new TextEncoder().encode(`${kind}-${i}`)).subarray(12));
 
 /** COUNT transactions dealt round-robin over the senders, each sender's nonces from `firstNonce`. */
-function signBatch(kind, firstNonce, make) {
+function signBatch(firstNonce, make) {
   const lanes = senders.map(() => []);
   for (let i = 0; i < COUNT; i++) {
     const s = i % SENDERS;
@@ -387,9 +362,9 @@ async function measure(name, url, { fundSenders, pid }) {
   log(`${name}: set-up (${SENDERS} senders${fundSenders ? ' funded' : ''}, token deployed and distributed)`);
   const { token, first } = await prepare(url, { fundSenders });
   log(`${name}: signing ${COUNT} ETH and ${COUNT} token transfers`);
-  const eth = signBatch('eth', first, (i) => ({ gasLimit: 21_000n, to: recipient('eth', i), value: 1n }));
+  const eth = signBatch(first, (i) => ({ gasLimit: 21_000n, to: recipient('eth', i), value: 1n }));
   const perSender = BigInt(Math.ceil(COUNT / SENDERS));
-  const erc20 = signBatch('erc20', first + perSender, (i) => ({
+  const erc20 = signBatch(first + perSender, (i) => ({
     gasLimit: 80_000n,
     to: token,
     data: transferData(recipient('erc20', i), 1n),
