@@ -6,6 +6,7 @@
  * byte (test).
  */
 import { bigIntToBytes } from '@ethereumjs/util';
+import { rlpListSize, rlpStringSize, writeRlpHeader, writeRlpString } from '../util/rlpWrite.js';
 
 /** A log as the EVM returns it: address, topics, data. */
 type Log = [Uint8Array, Uint8Array[], Uint8Array];
@@ -23,45 +24,6 @@ export interface BuiltReceipt {
 const EMPTY = new Uint8Array(0);
 const ONE = Uint8Array.of(1);
 
-/** Bytes of a length prefix for `len` bytes of content beyond the short form (55 bytes). */
-function lengthOfLength(len: number): number {
-  let n = 0;
-  for (let v = len; v > 0; v = Math.floor(v / 256)) n++;
-  return n;
-}
-
-/** Encoded size of a byte string. */
-function stringSize(b: Uint8Array): number {
-  if (b.length === 1 && (b[0] as number) < 0x80) return 1;
-  return b.length <= 55 ? 1 + b.length : 1 + lengthOfLength(b.length) + b.length;
-}
-
-/** Encoded size of a list whose items take `payload` bytes. */
-function listSize(payload: number): number {
-  return payload <= 55 ? 1 + payload : 1 + lengthOfLength(payload) + payload;
-}
-
-function writeHeader(out: Uint8Array, at: number, len: number, short: number, long: number): number {
-  if (len <= 55) {
-    out[at] = short + len;
-    return at + 1;
-  }
-  const n = lengthOfLength(len);
-  out[at] = long + n;
-  for (let i = n, v = len; i > 0; i--, v = Math.floor(v / 256)) out[at + i] = v % 256;
-  return at + 1 + n;
-}
-
-function writeString(out: Uint8Array, at: number, b: Uint8Array): number {
-  if (b.length === 1 && (b[0] as number) < 0x80) {
-    out[at] = b[0] as number;
-    return at + 1;
-  }
-  const from = writeHeader(out, at, b.length, 0x80, 0xb7);
-  out.set(b, from);
-  return from + b.length;
-}
-
 /** The receipt of a transaction of type `txType` as it goes into the receipts trie and the database. */
 export function encodeBuiltReceipt(receipt: BuiltReceipt, txType: number): Uint8Array {
   const first = receipt.stateRoot ?? (receipt.status === 0 ? EMPTY : ONE);
@@ -73,29 +35,30 @@ export function encodeBuiltReceipt(receipt: BuiltReceipt, txType: number): Uint8
   for (let i = 0; i < logs.length; i++) {
     const [address, topics, data] = logs[i] as Log;
     let t = 0;
-    for (const topic of topics) t += stringSize(topic);
+    for (const topic of topics) t += rlpStringSize(topic);
     topicSizes[i] = t;
-    const size = stringSize(address) + listSize(t) + stringSize(data);
+    const size = rlpStringSize(address) + rlpListSize(t) + rlpStringSize(data);
     logPayloads[i] = size;
-    logsPayload += listSize(size);
+    logsPayload += rlpListSize(size);
   }
-  const payload = stringSize(first) + stringSize(gas) + stringSize(receipt.bitvector) + listSize(logsPayload);
+  const payload =
+    rlpStringSize(first) + rlpStringSize(gas) + rlpStringSize(receipt.bitvector) + rlpListSize(logsPayload);
   const typed = txType !== 0;
-  const out = new Uint8Array((typed ? 1 : 0) + listSize(payload));
+  const out = new Uint8Array((typed ? 1 : 0) + rlpListSize(payload));
   let at = 0;
   if (typed) out[at++] = txType;
-  at = writeHeader(out, at, payload, 0xc0, 0xf7);
-  at = writeString(out, at, first);
-  at = writeString(out, at, gas);
-  at = writeString(out, at, receipt.bitvector);
-  at = writeHeader(out, at, logsPayload, 0xc0, 0xf7);
+  at = writeRlpHeader(out, at, payload, true);
+  at = writeRlpString(out, at, first);
+  at = writeRlpString(out, at, gas);
+  at = writeRlpString(out, at, receipt.bitvector);
+  at = writeRlpHeader(out, at, logsPayload, true);
   for (let i = 0; i < logs.length; i++) {
     const [address, topics, data] = logs[i] as Log;
-    at = writeHeader(out, at, logPayloads[i] as number, 0xc0, 0xf7);
-    at = writeString(out, at, address);
-    at = writeHeader(out, at, topicSizes[i] as number, 0xc0, 0xf7);
-    for (const topic of topics) at = writeString(out, at, topic);
-    at = writeString(out, at, data);
+    at = writeRlpHeader(out, at, logPayloads[i] as number, true);
+    at = writeRlpString(out, at, address);
+    at = writeRlpHeader(out, at, topicSizes[i] as number, true);
+    for (const topic of topics) at = writeRlpString(out, at, topic);
+    at = writeRlpString(out, at, data);
   }
   return out;
 }

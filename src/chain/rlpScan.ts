@@ -2,6 +2,7 @@
  * Walks RLP without decoding it: the byte ranges of a list's items, so a stored block body yields its
  * transactions' exact encodings (and their hashes) without building transaction objects.
  */
+import { rlpListSize, writeRlpHeader } from '../util/rlpWrite.js';
 
 export interface RlpItem {
   /** Offset of the item's first byte (its prefix). */
@@ -22,10 +23,9 @@ function readLength(buf: Uint8Array, at: number, bytes: number): number {
 
 /** The RLP prefix of a string (`base` 0x80) or list (`base` 0xc0) whose payload is `length` bytes. */
 export function rlpLengthPrefix(length: number, base: number): Uint8Array {
-  if (length < 56) return Uint8Array.of(base + length);
-  const bytes: number[] = [];
-  for (let l = length; l > 0; l = Math.floor(l / 256)) bytes.unshift(l % 256);
-  return Uint8Array.from([base + 55 + bytes.length, ...bytes]);
+  const out = new Uint8Array(rlpListSize(length) - length);
+  writeRlpHeader(out, 0, length, base === 0xc0);
+  return out;
 }
 
 /** The item starting at `at`. */

@@ -11,6 +11,7 @@
  * Each node is encoded once, straight into its final bytes (a parent copies its children's references
  * in): the generic RLP encoder re-encoded every embedded structure and concatenated at every level.
  */
+import { rlpListSize, rlpStringSize, writeRlpHeader, writeRlpString } from './rlpWrite.js';
 
 type Hash = (data: Uint8Array) => Uint8Array;
 
@@ -44,55 +45,10 @@ function indexKey(i: number): Uint8Array {
   return Uint8Array.from([0x80 + bytes.length, ...bytes]);
 }
 
-/** Bytes of the big-endian length `n` (1 to 4; RLP lengths here stay far below 2^32). */
-function lengthBytes(n: number): number {
-  return n < 0x100 ? 1 : n < 0x10000 ? 2 : n < 0x1000000 ? 3 : 4;
-}
-
-function writeLength(out: Uint8Array, at: number, n: number, size: number): void {
-  for (let i = size - 1; i >= 0; i--) {
-    out[at + i] = n & 0xff;
-    n >>>= 8;
-  }
-}
-
-/** Length of the RLP string holding `b`. */
-function stringSize(b: Uint8Array): number {
-  const n = b.length;
-  if (n === 1 && (b[0] as number) < 0x80) return 1;
-  return n < 56 ? 1 + n : 1 + lengthBytes(n) + n;
-}
-
-/** Writes `b` as an RLP string at `at`; returns the offset after it. */
-function writeString(out: Uint8Array, at: number, b: Uint8Array): number {
-  const n = b.length;
-  if (n === 1 && (b[0] as number) < 0x80) {
-    out[at] = b[0] as number;
-    return at + 1;
-  }
-  if (n < 56) out[at++] = 0x80 + n;
-  else {
-    const size = lengthBytes(n);
-    out[at] = 0xb7 + size;
-    writeLength(out, at + 1, n, size);
-    at += 1 + size;
-  }
-  out.set(b, at);
-  return at + n;
-}
-
 /** A list of `payload` bytes: its header written at 0 of a new array sized for both; returns both. */
 function newList(payload: number): { out: Uint8Array; at: number } {
-  if (payload < 56) {
-    const out = new Uint8Array(1 + payload);
-    out[0] = 0xc0 + payload;
-    return { out, at: 1 };
-  }
-  const size = lengthBytes(payload);
-  const out = new Uint8Array(1 + size + payload);
-  out[0] = 0xf7 + size;
-  writeLength(out, 1, payload, size);
-  return { out, at: 1 + size };
+  const out = new Uint8Array(rlpListSize(payload));
+  return { out, at: writeRlpHeader(out, 0, payload, true) };
 }
 
 /** Hex-prefix encoding of nibbles[from, to) (Yellow Paper appendix C). */
@@ -121,8 +77,8 @@ function node(items: Item[], lo: number, hi: number, depth: number, hash: Hash):
   const first = items[lo] as Item;
   if (hi - lo === 1) {
     const path = hexPrefix(first.nibbles, depth, first.nibbles.length, true);
-    const { out, at } = newList(stringSize(path) + stringSize(first.value));
-    writeString(out, writeString(out, at, path), first.value);
+    const { out, at } = newList(rlpStringSize(path) + rlpStringSize(first.value));
+    writeRlpString(out, writeRlpString(out, at, path), first.value);
     return out;
   }
   // Shared prefix of the first and last key (keys are sorted): common to all.
@@ -133,8 +89,8 @@ function node(items: Item[], lo: number, hi: number, depth: number, hash: Hash):
   if (shared > depth) {
     const path = hexPrefix(first.nibbles, depth, shared, false);
     const child = reference(node(items, lo, hi, shared, hash), hash);
-    const { out, at } = newList(stringSize(path) + child.length);
-    out.set(child, writeString(out, at, path));
+    const { out, at } = newList(rlpStringSize(path) + child.length);
+    out.set(child, writeRlpString(out, at, path));
     return out;
   }
   const children: Array<Uint8Array | undefined> = new Array(16);
@@ -156,7 +112,7 @@ function node(items: Item[], lo: number, hi: number, depth: number, hash: Hash):
     } else payload += 1;
     i = j;
   }
-  payload += value === undefined ? 1 : stringSize(value);
+  payload += value === undefined ? 1 : rlpStringSize(value);
   const { out, at: start } = newList(payload);
   let at = start;
   for (let n = 0; n < 16; n++) {
@@ -168,7 +124,7 @@ function node(items: Item[], lo: number, hi: number, depth: number, hash: Hash):
     }
   }
   if (value === undefined) out[at] = EMPTY_ITEM;
-  else writeString(out, at, value);
+  else writeRlpString(out, at, value);
   return out;
 }
 

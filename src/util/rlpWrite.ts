@@ -1,0 +1,49 @@
+/**
+ * RLP written straight into a buffer sized beforehand: the encoded sizes of strings and lists, and
+ * writers for their headers and for strings. The generic encoder builds every nested list and copies
+ * it once per level; with sizes known first, each byte is written once.
+ */
+
+/** Bytes of the big-endian length in a long-form header (lengths above 55). */
+function lengthOfLength(len: number): number {
+  let n = 0;
+  for (let v = len; v > 0; v = Math.floor(v / 256)) n++;
+  return n;
+}
+
+/** Encoded size of the byte string `b`. */
+export function rlpStringSize(b: Uint8Array): number {
+  if (b.length === 1 && (b[0] as number) < 0x80) return 1;
+  return b.length <= 55 ? 1 + b.length : 1 + lengthOfLength(b.length) + b.length;
+}
+
+/** Encoded size of a list whose items take `payload` bytes. */
+export function rlpListSize(payload: number): number {
+  return payload <= 55 ? 1 + payload : 1 + lengthOfLength(payload) + payload;
+}
+
+/**
+ * Writes the header of a list (`list`) or string of `len` payload bytes at `at`; returns the offset
+ * after it.
+ */
+export function writeRlpHeader(out: Uint8Array, at: number, len: number, list: boolean): number {
+  if (len <= 55) {
+    out[at] = (list ? 0xc0 : 0x80) + len;
+    return at + 1;
+  }
+  const n = lengthOfLength(len);
+  out[at] = (list ? 0xf7 : 0xb7) + n;
+  for (let i = n, v = len; i > 0; i--, v = Math.floor(v / 256)) out[at + i] = v % 256;
+  return at + 1 + n;
+}
+
+/** Writes `b` as an RLP string at `at`; returns the offset after it. */
+export function writeRlpString(out: Uint8Array, at: number, b: Uint8Array): number {
+  if (b.length === 1 && (b[0] as number) < 0x80) {
+    out[at] = b[0] as number;
+    return at + 1;
+  }
+  const from = writeRlpHeader(out, at, b.length, false);
+  out.set(b, from);
+  return from + b.length;
+}
