@@ -2,24 +2,12 @@
  * Signing dev-network transactions for the bench suites, outside their measured time: EIP-1559
  * transactions for chain id 1337 under London rules, signed with native secp256k1.
  */
-import { createRequire } from 'node:module';
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { createFeeMarket1559Tx } from '@ethereumjs/tx';
-import { keccak256 } from './genchain.mjs';
-
-const require = createRequire(import.meta.url);
-const secp = require('secp256k1');
+import { ecsign, keccak256 } from './genchain.mjs';
 
 export const DEV_CHAIN_ID = 1337n;
 const GWEI = 10n ** 9n;
-
-function ecsign(msgHash, privateKey) {
-  const { signature, recid } = secp.ecdsaSign(msgHash, privateKey);
-  const out = new Uint8Array(65);
-  out[0] = recid;
-  out.set(signature, 1);
-  return out;
-}
 
 const common = new Common({
   chain: { ...Mainnet, chainId: Number(DEV_CHAIN_ID), name: 'bench-dev' },

@@ -54,6 +54,8 @@ export const TRANSFER_TOPIC: string;
 export const SELECTORS: { transfer: Uint8Array; balanceOf: Uint8Array; fill: Uint8Array };
 
 export function keccak256(message: Uint8Array): Uint8Array;
+/** A recoverable signature (recovery id, then r and s: 65 bytes) through the native add-on. */
+export function ecsign(msgHash: Uint8Array, privateKey: Uint8Array): Uint8Array;
 /** Private key of bench account `i`: keccak256("alder-bench-account-<i>"). */
 export function accountKey(index: number): Uint8Array;
 export function addressOf(privateKey: Uint8Array): Address;

@@ -51,7 +51,8 @@ export function keccak256(msg) {
   return new Uint8Array(out.buffer, out.byteOffset, 32);
 }
 
-function ecsign(msgHash, privateKey) {
+/** A recoverable signature (recovery id, then r and s: 65 bytes) through the native add-on. */
+export function ecsign(msgHash, privateKey) {
   const { signature, recid } = secp.ecdsaSign(msgHash, privateKey);
   const out = new Uint8Array(65);
   out[0] = recid;

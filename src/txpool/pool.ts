@@ -24,6 +24,7 @@ import {
 } from '@ethereumjs/util';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { keccak256 } from '../crypto/index.js';
+import { bytesToHexKey } from '../state/trieStore.js';
 import type { WorldState } from '../state/worldState.js';
 import { shareCommon } from '../util/sharedCommon.js';
 import { EvictionQueue } from './evictionQueue.js';
@@ -136,7 +137,7 @@ function senderOf(tx: TypedTransaction): Address {
 
 /** `bytesToHex(hash)` (the pool's key) with the native encoder: taken per transaction in and out. */
 function hashKey(hash: Uint8Array): string {
-  return `0x${Buffer.from(hash.buffer, hash.byteOffset, hash.byteLength).toString('hex')}`;
+  return `0x${bytesToHexKey(hash)}`;
 }
 
 /** Senders of transactions `decode` made, once known (recovered on the thread or hashed here). */

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Block, type BlockHeader, createBlock } from '@ethereumjs/block';
+import { createFeeMarket1559Tx, type FeeMarket1559Tx } from '@ethereumjs/tx';
 import { Address, hexToBytes } from '@ethereumjs/util';
 import { LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
 import type { ChainStore } from '../../src/chain/chainStore.js';
@@ -128,4 +129,23 @@ export function sealEmptyBlock(parent: BlockHeader, signer: TestKey, opts: Empty
   const seal = signSeal(sealHash(unsealed.header), signer.key);
   const header = { ...unsealed.header.toJSON(), extraData: withSeal(extraData, seal) };
   return createBlock({ header }, { common, setHardfork: true, skipConsensusFormatValidation: true });
+}
+
+/**
+ * FUNDED's transfer of 1 wei with nonce `nonce` on a chain of `cliqueGenesis` (each nonce to its own
+ * recipient, 0x…01 for nonce 0).
+ */
+export function fundedTransfer(c: CliqueTestChain, nonce: number): FeeMarket1559Tx {
+  return createFeeMarket1559Tx(
+    {
+      chainId: 4242n,
+      nonce: BigInt(nonce),
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 1n,
+      gasLimit: 21_000n,
+      to: `0x${(nonce + 1).toString(16).padStart(40, '0')}`,
+      value: 1n,
+    },
+    { common: c.chain.common },
+  ).sign(FUNDED.key);
 }

@@ -5,12 +5,17 @@
  * what arrived meanwhile, so they need not wait for this seal and then another one.
  */
 import type { Block } from '@ethereumjs/block';
-import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BlockBuilder } from '../../src/mining/builder.js';
 import type { SealingEngine } from '../../src/mining/engine.js';
 import { BlockProducer } from '../../src/mining/producer.js';
-import { type CliqueTestChain, cliqueGenesis, FUNDED, openCliqueChain, testKey } from '../clique/helpers.js';
+import {
+  type CliqueTestChain,
+  cliqueGenesis,
+  fundedTransfer,
+  openCliqueChain,
+  testKey,
+} from '../clique/helpers.js';
 
 const SIGNER = testKey('a');
 
@@ -20,21 +25,6 @@ afterEach(async () => {
   for (const p of producers.splice(0)) await p.stop();
   for (const c of opened.splice(0)) await c.close();
 });
-
-function transfer(c: CliqueTestChain, nonce: number) {
-  return createFeeMarket1559Tx(
-    {
-      chainId: 4242n,
-      nonce: BigInt(nonce),
-      maxFeePerGas: 10_000_000_000n,
-      maxPriorityFeePerGas: 1n,
-      gasLimit: 21_000n,
-      to: `0x${(nonce + 1).toString(16).padStart(40, '0')}`,
-      value: 1n,
-    },
-    { common: c.chain.common },
-  ).sign(FUNDED.key);
-}
 
 async function until(check: () => boolean, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
@@ -84,14 +74,14 @@ describe('rebuilding the block being sealed', () => {
     producers.push(producer);
 
     // Four transactions in the pool, then production starts: the first block carries them.
-    for (let n = 0; n < 4; n++) await pool.add(transfer(c, n), true);
+    for (let n = 0; n < 4; n++) await pool.add(fundedTransfer(c, n), true);
     producer.start();
     await until(() => sealing.length === 1);
     expect(sealing[0]?.transactions.length).toBe(4);
 
     // Two more arrive (fewer than the block carries: no rebuild for the count) and the stream stops:
     // after the pause the block is built again with all six.
-    for (let n = 4; n < 6; n++) await pool.add(transfer(c, n), true);
+    for (let n = 4; n < 6; n++) await pool.add(fundedTransfer(c, n), true);
     await until(() => sealing.length === 2);
     expect(sealing[1]?.transactions.length).toBe(6);
 

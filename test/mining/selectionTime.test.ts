@@ -3,12 +3,17 @@
  * block it built then is valid (another node imports it, executing it), and what was not selected stays
  * in the pool for the next block.
  */
-import { createFeeMarket1559Tx } from '@ethereumjs/tx';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { BlockBuilder } from '../../src/mining/builder.js';
 import { startNode } from '../../src/node.js';
-import { type CliqueTestChain, cliqueGenesis, FUNDED, openCliqueChain, testKey } from '../clique/helpers.js';
+import {
+  type CliqueTestChain,
+  cliqueGenesis,
+  fundedTransfer,
+  openCliqueChain,
+  testKey,
+} from '../clique/helpers.js';
 
 const SIGNER = testKey('a');
 const TXS = 150;
@@ -28,21 +33,8 @@ async function open(): Promise<CliqueTestChain> {
 async function fillPool(c: CliqueTestChain): Promise<void> {
   const pool = c.services.txPool;
   if (!pool) throw new Error('no pool');
-  const common = c.chain.common;
   for (let nonce = 0; nonce < TXS; nonce++) {
-    const tx = createFeeMarket1559Tx(
-      {
-        chainId: 4242n,
-        nonce: BigInt(nonce),
-        maxFeePerGas: 10_000_000_000n,
-        maxPriorityFeePerGas: 1n,
-        gasLimit: 21_000n,
-        to: `0x${(nonce + 1).toString(16).padStart(40, '0')}`,
-        value: 1n,
-      },
-      { common },
-    ).sign(FUNDED.key);
-    await pool.add(tx, true);
+    await pool.add(fundedTransfer(c, nonce), true);
   }
   expect(pool.size).toBe(TXS);
 }
