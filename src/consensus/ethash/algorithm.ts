@@ -208,6 +208,17 @@ export function boundary(difficulty: bigint): bigint {
   return (1n << 256n) / difficulty;
 }
 
+/** A search target (2^256 / difficulty) as the 32 big-endian bytes the kernel compares results with. */
+export function boundaryBytes(target: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  let v = target;
+  for (let i = 31; i >= 0; i--) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return out;
+}
+
 export function bytesToBigIntBE(b: Uint8Array): bigint {
   let hex = '0x';
   for (let i = 0; i < b.length; i++) hex += (b[i] as number).toString(16).padStart(2, '0');

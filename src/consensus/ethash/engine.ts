@@ -6,7 +6,7 @@
 import { Block, type BlockHeader, createBlockHeaderFromBytesArray } from '@ethereumjs/block';
 import { type Address, bigIntToBytes, setLengthLeft } from '@ethereumjs/util';
 import type { EngineHeaderFields, ProofOfWorkPuzzle, ProofOfWorkSealer } from '../../mining/engine.js';
-import { boundary, bytesToBigIntBE, epochOf, SEARCH_BATCH, sealHash } from './algorithm.js';
+import { boundary, boundaryBytes, bytesToBigIntBE, epochOf, SEARCH_BATCH, sealHash } from './algorithm.js';
 import type { EpochCache, EthashCaches } from './caches.js';
 import { WorkerSearch } from './searcher.js';
 
@@ -175,7 +175,7 @@ export class EthashEngine implements ProofOfWorkSealer {
     const { headerHash, target, block } = work;
     // Start from a random nonce so restarts and concurrent miners do not repeat each other's search.
     let nonce = BigInt(Math.floor(Math.random() * 2 ** 48)) << 16n;
-    const bound = setLengthLeft(bigIntToBytes(target), 32);
+    const bound = boundaryBytes(target);
     const search = () => {
       if (isDone()) return;
       for (let i = 0; i < SLICE; i += SEARCH_BATCH) {

@@ -8,7 +8,7 @@
  */
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
-import { Hashimoto, SEARCH_BATCH } from './algorithm.js';
+import { boundaryBytes, Hashimoto, SEARCH_BATCH } from './algorithm.js';
 
 export type SearchRequest =
   | {
@@ -61,16 +61,6 @@ function nonceBytes(hi: number, lo: number): Uint8Array {
   const view = new DataView(out.buffer);
   view.setUint32(0, hi);
   view.setUint32(4, lo);
-  return out;
-}
-
-function boundaryBytes(target: bigint): Uint8Array {
-  const out = new Uint8Array(32);
-  let v = target;
-  for (let i = 31; i >= 0; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
   return out;
 }
 

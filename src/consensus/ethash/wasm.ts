@@ -118,19 +118,13 @@ class Fn {
     return this;
   }
   get(i: number): this {
-    this.code.push(op.get);
-    uleb(i, this.code);
-    return this;
+    return this.indexed(op.get, i);
   }
   set(i: number): this {
-    this.code.push(op.set);
-    uleb(i, this.code);
-    return this;
+    return this.indexed(op.set, i);
   }
   tee(i: number): this {
-    this.code.push(op.tee);
-    uleb(i, this.code);
-    return this;
+    return this.indexed(op.tee, i);
   }
   i32(v: number): this {
     this.code.push(op.i32Const);
@@ -161,7 +155,11 @@ class Fn {
     return this;
   }
   call(index: number): this {
-    this.code.push(op.call);
+    return this.indexed(op.call, index);
+  }
+  /** An instruction with one index immediate (a local or a function). */
+  private indexed(opcode: number, index: number): this {
+    this.code.push(opcode);
     uleb(index, this.code);
     return this;
   }
