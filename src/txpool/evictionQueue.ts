@@ -5,6 +5,8 @@
  * it changes, and entries that are no longer their sender's last are skipped when they surface, so an
  * add or an eviction costs O(log n) instead of a scan of the whole pool.
  */
+import { BinaryHeap } from '../util/binaryHeap.js';
+
 /** What the queue orders: any pool entry with an insertion sequence (the newest leaves first among equals). */
 interface Entry {
   seq: number;
@@ -21,7 +23,7 @@ function before<E extends Entry>(a: Candidate<E>, b: Candidate<E>): boolean {
 }
 
 export class EvictionQueue<E extends Entry> {
-  private heap: Candidate<E>[] = [];
+  private readonly heap = new BinaryHeap<Candidate<E>>(before);
 
   get length(): number {
     return this.heap.length;
@@ -29,15 +31,7 @@ export class EvictionQueue<E extends Entry> {
 
   /** `entry` became its sender's highest-nonce transaction; `fee` is its fee cap. */
   offer(entry: E, fee: bigint): void {
-    const h = this.heap;
-    h.push({ entry, fee });
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!before(h[i] as Candidate<E>, h[p] as Candidate<E>)) break;
-      [h[i], h[p]] = [h[p] as Candidate<E>, h[i] as Candidate<E>];
-      i = p;
-    }
+    this.heap.push({ entry, fee });
   }
 
   /**
@@ -45,11 +39,9 @@ export class EvictionQueue<E extends Entry> {
    * way are dropped). Undefined when none is left.
    */
   next(isLast: (entry: E) => boolean): E | undefined {
-    const h = this.heap;
-    while (h.length > 0) {
-      const top = h[0] as Candidate<E>;
+    for (let top = this.heap.peek(); top !== undefined; top = this.heap.peek()) {
       if (isLast(top.entry)) return top.entry;
-      this.pop();
+      this.heap.pop();
     }
     return undefined;
   }
@@ -60,30 +52,6 @@ export class EvictionQueue<E extends Entry> {
    */
   compact(live: number, isLast: (entry: E) => boolean): void {
     if (this.heap.length <= 4 * live + 1024) return;
-    this.heap = this.heap.filter((c) => isLast(c.entry));
-    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
-  }
-
-  private pop(): void {
-    const h = this.heap;
-    const last = h.pop();
-    if (h.length === 0 || !last) return;
-    h[0] = last;
-    this.siftDown(0);
-  }
-
-  private siftDown(from: number): void {
-    const h = this.heap;
-    let i = from;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let best = i;
-      if (l < h.length && before(h[l] as Candidate<E>, h[best] as Candidate<E>)) best = l;
-      if (r < h.length && before(h[r] as Candidate<E>, h[best] as Candidate<E>)) best = r;
-      if (best === i) return;
-      [h[i], h[best]] = [h[best] as Candidate<E>, h[i] as Candidate<E>];
-      i = best;
-    }
+    this.heap.retain((c) => isLast(c.entry));
   }
 }
