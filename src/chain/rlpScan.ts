@@ -64,6 +64,35 @@ export function rlpListItems(buf: Uint8Array, list: RlpItem): RlpItem[] {
 }
 
 /**
+ * True when the item is written in its one canonical form, as a strict decoder demands: a single byte
+ * below 0x80 stands for itself, and a long-form length has no leading zero and exceeds 55.
+ */
+export function rlpIsCanonical(buf: Uint8Array, item: RlpItem): boolean {
+  const b = buf[item.start] as number;
+  if (b < 0x80) return true;
+  if (b === 0x81) return (buf[item.payload] as number) >= 0x80;
+  if (b <= 0xb7 || (b >= 0xc0 && b <= 0xf7)) return true;
+  return buf[item.start + 1] !== 0 && item.end - item.payload > 55;
+}
+
+/**
+ * The items of `list` when it and every item are canonical and end exactly where the list does;
+ * undefined otherwise (and for a string). Throws only on input that runs past `buf`.
+ */
+export function rlpCanonicalListItems(buf: Uint8Array, list: RlpItem): RlpItem[] | undefined {
+  if (!list.isList || !rlpIsCanonical(buf, list)) return undefined;
+  const out: RlpItem[] = [];
+  let at = list.payload;
+  while (at < list.end) {
+    const item = rlpItemAt(buf, at);
+    if (item.end > list.end || !rlpIsCanonical(buf, item)) return undefined;
+    out.push(item);
+    at = item.end;
+  }
+  return out;
+}
+
+/**
  * The network encodings of a stored body's transactions, as a transaction hash covers them: a legacy
  * transaction's whole list, a typed transaction's `type ‖ payload` (the string's content).
  */

@@ -28,6 +28,7 @@ import { bytesToHexKey } from '../state/trieStore.js';
 import type { WorldState } from '../state/worldState.js';
 import { shareCommon } from '../util/sharedCommon.js';
 import { EvictionQueue } from './evictionQueue.js';
+import { fastDecodeTx } from './fastDecode.js';
 import { type Recovered, SenderRecovery } from './senderRecovery.js';
 
 export type TxRejection =
@@ -343,7 +344,9 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       }
     }
     try {
-      return withKnownEncoding(createTxFromRLP(raw, { common, freeze: false }), raw.slice());
+      // The common signed types take the fast decoder; anything it is unsure of, the library.
+      const tx = fastDecodeTx(raw, common) ?? createTxFromRLP(raw, { common, freeze: false });
+      return withKnownEncoding(tx, raw.slice());
     } catch (err) {
       if (raw.length > 0 && forOtherChain(raw, common.chainId())) throw new TxPoolError('WRONG_CHAIN_ID');
       if (priorityAboveMax(raw)) throw new TxPoolError('MAX_PRIORITY_FEE_EXCEEDS_MAX_FEE');
