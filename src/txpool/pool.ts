@@ -357,8 +357,9 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   /** Validates and adds a raw transaction; returns its pooled entry. Throws TxPoolError. */
   async addRaw(raw: Uint8Array, local = true): Promise<PooledTx> {
     const tx = this.decode(raw);
-    // A signature value outside [1, n-1] (an unsigned transaction's zeros) does not decode, as Besu has it.
-    if (!signatureInRange(tx.r) || !signatureInRange(tx.s)) {
+    // A signature value outside [1, n-1] (an unsigned transaction's zeros) does not decode, as Besu has it;
+    // nor does a legacy transaction with r and s but an empty v (the library reads it as unsigned).
+    if (tx.v === undefined || !signatureInRange(tx.r) || !signatureInRange(tx.s)) {
       throw new TxPoolError('DECODE', 'signature values out of range');
     }
     // The decoder accepts canonical RLP only, with nothing after it, so a decoded transaction

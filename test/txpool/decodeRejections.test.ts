@@ -218,6 +218,7 @@ describe('raw transaction intake refuses as before', () => {
       ['legacy: v 26', withLegacy((x) => (x[6] = b(26)))],
       ['legacy: v 36', withLegacy((x) => (x[6] = b(36)))],
       ['legacy: v for chain 1', withLegacy((x) => (x[6] = b(37)))],
+      ['legacy: v empty', withLegacy((x) => (x[6] = new Uint8Array(0)))],
       ['legacy: leading zero in gas price', withLegacy((x) => (x[1] = b(0, 1)))],
       [
         'legacy: gas price times gas over 2^256-1',
@@ -455,6 +456,8 @@ const EXPECTED: Record<string, [string, string] | 'accepted'> = {
   ],
   'legacy: v 36': ['WRONG_CHAIN_ID', 'WRONG_CHAIN_ID'],
   'legacy: v for chain 1': ['WRONG_CHAIN_ID', 'WRONG_CHAIN_ID'],
+  // Before: a plain 'Cannot call hash method if transaction is not signed' error (JSON-RPC internal error).
+  'legacy: v empty': ['DECODE', 'DECODE: signature values out of range'],
   'legacy: leading zero in gas price': [
     'DECODE',
     'DECODE: gasPrice cannot have leading zeroes, received: 0x0001',
