@@ -66,13 +66,23 @@ function uint(raw: Uint8Array, item: RlpItem, maxBytes: number): bigint {
   return BigInt(`0x${bytesToHexKey(raw.subarray(payload, end))}`);
 }
 
-/** A copy of a string item's bytes. */
+/**
+ * A string item's bytes as the library's RLP decoder hands them out: `slice` of the input (a copy of a
+ * byte array, a view into a Buffer, as eth_sendRawTransaction's parameter is), and a fresh empty array
+ * for an empty string.
+ */
 function bytes(raw: Uint8Array, item: RlpItem): Uint8Array {
   if (item.isList) throw NOT_HANDLED;
-  return raw.slice(item.payload, item.end);
+  return item.end === item.payload ? new Uint8Array(0) : raw.slice(item.payload, item.end);
 }
 
-/** A string item of exactly `length` bytes, copied. */
+/** A plain copy of a string item's bytes (what the constructors keep of `to` and `data`). */
+function copy(raw: Uint8Array, item: RlpItem): Uint8Array {
+  if (item.isList) throw NOT_HANDLED;
+  return new Uint8Array(raw.subarray(item.payload, item.end));
+}
+
+/** A string item of exactly `length` (> 0) bytes, as `bytes` gives it. */
 function fixed(raw: Uint8Array, item: RlpItem, length: number): Uint8Array {
   if (item.isList || item.end - item.payload !== length) throw NOT_HANDLED;
   return raw.slice(item.payload, item.end);
@@ -157,8 +167,8 @@ function base(
   if (items.to.isList) throw NOT_HANDLED;
   const toLength = items.to.end - items.to.payload;
   if (toLength !== 0 && toLength !== 20) throw NOT_HANDLED;
-  const to = toLength === 20 ? new Address(fixed(raw, items.to, 20)) : undefined;
-  const data = bytes(raw, items.data);
+  const to = toLength === 20 ? new Address(copy(raw, items.to)) : undefined;
+  const data = copy(raw, items.data);
   if (common.isActivatedEIP(7825) && !common.isActivatedEIP(8037)) {
     if (gasLimit > common.param('maxTransactionGasLimit')) throw NOT_HANDLED;
   }
@@ -299,22 +309,25 @@ function typed(raw: Uint8Array, type: number, f: RlpItem[], common: Common, txOp
  * undefined for everything else (the library then decides, with its own error).
  */
 export function fastDecodeTx(raw: Uint8Array, common: Common): TypedTransaction | undefined {
-  // Only a plain byte array: the library's copies of a Buffer's fields would be Buffers.
-  if (raw.length === 0 || Object.getPrototypeOf(raw) !== Uint8Array.prototype) return undefined;
+  const proto = Object.getPrototypeOf(raw);
+  if (raw.length === 0 || (proto !== Uint8Array.prototype && proto !== Buffer.prototype)) return undefined;
   const first = raw[0] as number;
   const type = first >= 0xc0 ? 0 : first;
   if (type !== 0 && type !== 1 && type !== 2 && type !== 4) return undefined;
+  // The EIP-2930 decoder reads a plain copy of its input (its fields are never views into a Buffer).
+  const input = type === 1 && proto === Buffer.prototype ? new Uint8Array(raw) : raw;
   try {
-    const list = rlpItemAt(raw, type === 0 ? 0 : 1);
-    if (list.end !== raw.length) return undefined;
-    const fields = rlpCanonicalListItems(raw, list);
+    const list = rlpItemAt(input, type === 0 ? 0 : 1);
+    if (list.end !== input.length) return undefined;
+    const fields = rlpCanonicalListItems(input, list);
     if (fields === undefined) return undefined;
     // As the library's constructors: `copy()` of the Common given (itself when shared) with the
     // transaction parameters merged in.
     const own = common.copy();
     own.updateParams(paramsTx);
     const txOptions = { common, freeze: false };
-    const tx = type === 0 ? legacy(raw, fields, own, txOptions) : typed(raw, type, fields, own, txOptions);
+    const tx =
+      type === 0 ? legacy(input, fields, own, txOptions) : typed(input, type, fields, own, txOptions);
     return tx as unknown as TypedTransaction;
   } catch {
     return undefined;
