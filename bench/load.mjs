@@ -5,9 +5,10 @@
  * request as soon as its previous response is complete, and stops after `requests` responses or
  * `seconds`, whichever comes first.
  *
- * It speaks HTTP/1.1 over raw TCP sockets with pre-built requests and a minimal response reader
- * (status line, Content-Length or chunked bodies): Node's own HTTP client costs more CPU per request
- * than the servers measured here, and would make the generator the bottleneck on a small machine.
+ * It speaks HTTP/1.1 over raw TCP sockets with pre-built requests and the minimal response reader of
+ * httpRaw.mjs (status line, Content-Length or chunked bodies): Node's own HTTP client costs more CPU
+ * per request than the servers measured here, and would make the generator the bottleneck on a small
+ * machine.
  *
  *   node bench/load.mjs SPEC.json
  *
@@ -19,6 +20,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { parseResponse, postRequest } from './httpRaw.mjs';
 
 const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const url = new URL(spec.url);
@@ -27,13 +29,7 @@ const maxRequests = spec.requests ?? 20_000;
 const maxMs = (spec.seconds ?? 5) * 1000;
 const port = Number(url.port || 80);
 const okMarker = spec.okMarker ?? '"result":';
-const requests = spec.bodies.map((b) => {
-  const body = Buffer.from(b);
-  const head =
-    `POST ${url.pathname || '/'} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
-    `Content-Length: ${body.length}\r\n\r\n`;
-  return Buffer.concat([Buffer.from(head, 'latin1'), body]);
-});
+const requests = spec.bodies.map((b) => postRequest(url, b));
 
 const latencies = new Float64Array(maxRequests);
 let started = 0;
@@ -43,44 +39,6 @@ let firstError;
 let bytes = 0;
 const t0 = performance.now();
 const deadline = t0 + maxMs;
-const CRLFCRLF = Buffer.from('\r\n\r\n');
-
-/**
- * Reads one response from `buf`; returns undefined when incomplete, else { end, status, bodyStart,
- * bodyBytes, head } where `end` is the offset after the response.
- */
-function parseResponse(buf) {
-  const headerEnd = buf.indexOf(CRLFCRLF);
-  if (headerEnd < 0) return undefined;
-  const head = buf.toString('latin1', 0, headerEnd);
-  const status = Number(head.slice(9, 12));
-  const lower = head.toLowerCase();
-  const bodyStart = headerEnd + 4;
-  const cl = /\r\ncontent-length:\s*(\d+)/.exec(lower);
-  if (cl) {
-    const len = Number(cl[1]);
-    if (buf.length < bodyStart + len) return undefined;
-    return { end: bodyStart + len, status, body: buf.subarray(bodyStart, bodyStart + len) };
-  }
-  if (/\r\ntransfer-encoding:\s*chunked/.test(lower)) {
-    const parts = [];
-    let at = bodyStart;
-    for (;;) {
-      const lineEnd = buf.indexOf('\r\n', at);
-      if (lineEnd < 0) return undefined;
-      const size = Number.parseInt(buf.toString('latin1', at, lineEnd), 16);
-      const dataStart = lineEnd + 2;
-      if (buf.length < dataStart + size + 2) return undefined;
-      if (size === 0) {
-        // No trailers are expected from JSON-RPC servers.
-        return { end: dataStart + 2, status, body: Buffer.concat(parts) };
-      }
-      parts.push(buf.subarray(dataStart, dataStart + size));
-      at = dataStart + size + 2;
-    }
-  }
-  return { end: bodyStart, status, body: Buffer.alloc(0) };
-}
 
 function worker() {
   return new Promise((resolve) => {

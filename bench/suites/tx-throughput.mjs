@@ -32,12 +32,12 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bigIntToBytes, bytesToHex, concatBytes, hexToBytes, setLengthLeft } from '@ethereumjs/util';
 import { signDevTx } from '../devSigning.mjs';
 import { accountKey, addressOf, keccak256, SELECTORS, tokenInitCode } from '../genchain.mjs';
+import { rawJsonRpc } from '../httpRaw.mjs';
 import {
   BIN,
   fmt,
@@ -113,42 +113,12 @@ function signBatch(firstNonce, make) {
 /** Ganache, for one, may hold an answer back indefinitely: no request waits longer than this. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
+/**
+ * The sender's JSON-RPC client: the benches' lean keep-alive client (httpRaw.mjs), one socket per
+ * sending worker, so the load generator takes little of the CPU the node under test needs.
+ */
 function makeClient(url) {
-  const u = new URL(url);
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  let id = 0;
-  return (body) =>
-    new Promise((resolve, reject) => {
-      const payload = Buffer.from(
-        JSON.stringify(Array.isArray(body) ? body : { jsonrpc: '2.0', id: ++id, ...body }),
-      );
-      const req = request(
-        {
-          host: u.hostname,
-          port: u.port,
-          path: '/',
-          method: 'POST',
-          agent,
-          headers: { 'content-type': 'application/json', 'content-length': payload.length },
-        },
-        (res) => {
-          const chunks = [];
-          res.on('data', (c) => chunks.push(c));
-          res.on('end', () => {
-            try {
-              resolve(JSON.parse(Buffer.concat(chunks).toString()));
-            } catch (err) {
-              reject(err);
-            }
-          });
-        },
-      );
-      req.setTimeout(REQUEST_TIMEOUT_MS, () =>
-        req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`)),
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
+  return rawJsonRpc(url, { connections: CONCURRENCY, timeoutMs: REQUEST_TIMEOUT_MS });
 }
 
 async function sendLanes(call, lanes, deadline) {
@@ -374,6 +344,7 @@ async function measure(name, url, { fundSenders, pid }) {
   const ethResult = await phase(call, 'ETH transfers', eth, pid);
   log(`${name}: ERC-20 transfers`);
   const tokenResult = await phase(call, 'ERC-20 transfers', erc20, pid);
+  call.close();
   return { eth: ethResult, erc20: tokenResult };
 }
 
