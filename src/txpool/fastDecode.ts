@@ -225,7 +225,8 @@ function legacy(raw: Uint8Array, f: RlpItem[], common: Common, txOptions: object
     RlpItem,
     RlpItem,
   ];
-  // v within 6 bytes: the library compares it as a Number, exact in that range.
+  // An empty v reads as unsigned in the library. The library compares v and the chain id as Numbers:
+  // taken here only within 6 bytes and 2^40, where those are exact.
   if (v.end === v.payload) throw NOT_HANDLED;
   const b = base(raw, common, { nonce, gasLimit, to, value, data, v }, r, s, 6);
   const price = uint(raw, gasPrice, 32);
@@ -249,9 +250,8 @@ function legacy(raw: Uint8Array, f: RlpItem[], common: Common, txOptions: object
 
 /** Typed transactions: `chainId` first, y-parity 0 or 1, the chain's id, the type's EIP active. */
 function typed(raw: Uint8Array, type: number, f: RlpItem[], common: Common, txOptions: object): Mutable {
-  const count = type === 1 ? 11 : type === 2 ? 12 : 13;
-  if (f.length !== count) throw NOT_HANDLED;
-  const n = count;
+  const n = type === 1 ? 11 : type === 2 ? 12 : 13;
+  if (f.length !== n) throw NOT_HANDLED;
   const chainId = common.chainId();
   if (uint(raw, f[0] as RlpItem, 32) !== chainId) throw NOT_HANDLED;
   if (!common.isActivatedEIP(type === 1 ? 2930 : type === 2 ? 1559 : 7702)) throw NOT_HANDLED;
