@@ -16,11 +16,14 @@
  *
  *   node bench/suites/tx-throughput.mjs [--tx-count=10000] [--tx-senders=100] [--tx-concurrency=32]
  *        [--tx-phase-seconds=600] [--tx-stall-seconds=15] [--tx-anvil-block-time=0.2]
- *        [--tx-nodes=alder,hardhat,anvil,ganache] [--tx-profile] [--tx-node-log=FILE] [--no-peers]
+ *        [--tx-nodes=alder,hardhat,anvil,ganache] [--tx-runs=1] [--tx-profile] [--tx-node-log=FILE]
+ *        [--no-peers]
  *
  * --tx-profile runs Alder under `node --cpu-prof` and prints the functions with the most self time
  * (--tx-profile=DIR also keeps the .cpuprofile file in DIR). --tx-node-log=FILE writes Alder's own output
  * (its log: one "Produced block" line per block with build, seal and commit times) to FILE.
+ * --tx-runs=N measures every node N times, in rounds (each node once per round, a fresh node and data
+ * directory each time), and reports per node and phase the run with the median mined rate.
  * Prints a Markdown section on stdout, progress on stderr; every process started here is stopped by PID.
  */
 import {
@@ -65,9 +68,11 @@ const opt = parseOptions({
   'tx-stall-seconds': 15,
   'tx-anvil-block-time': 0.2,
   'tx-nodes': 'alder,hardhat,anvil,ganache',
+  'tx-runs': 1,
 });
 const NODES = new Set(String(opt['tx-nodes']).split(','));
 const COUNT = opt['tx-count'];
+const RUNS = Math.max(1, Number(opt['tx-runs']));
 const SENDERS = Math.min(opt['tx-senders'], COUNT);
 const CONCURRENCY = opt['tx-concurrency'];
 const PHASE_MS = opt['tx-phase-seconds'] * 1000;
@@ -415,6 +420,16 @@ function rate(p) {
 }
 const sendRate = (p) => (p.sent < COUNT ? `≤ ${fmt(p.sendRate)} (timed out)` : fmt(p.sendRate));
 
+/**
+ * The run whose mined rate is the median of `list` (the lower middle for an even count; a stalled or
+ * timed-out run counts as the slowest).
+ */
+function medianRun(list) {
+  const speed = (r) => (Number.isNaN(r.rate) ? -1 : r.rate);
+  const sorted = [...list].sort((x, y) => speed(x) - speed(y));
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
 function row(name, r) {
   return [
     name,
@@ -431,43 +446,57 @@ async function main() {
   if (!existsSync(join(ROOT, 'dist/cli/main.js')))
     throw new Error('dist/ is missing: run `npm run build` first');
   const work = mkdtempSync(join(tmpdir(), 'alder-bench-tx-'));
-  const results = {};
+  /** Every run's result per node, in run order. */
+  const runs = {};
   const mem = {};
   let profile;
+  const record = (name, result) => {
+    runs[name] ??= [];
+    runs[name].push(result);
+  };
   try {
-    if (NODES.has('alder')) {
-      // --tx-profile=DIR keeps the profile file there; --tx-profile alone only summarises it.
-      const profileDir =
-        typeof opt['tx-profile'] === 'string'
-          ? opt['tx-profile']
-          : opt['tx-profile']
-            ? join(work, 'profile')
-            : undefined;
-      if (profileDir) mkdirSync(profileDir, { recursive: true });
-      log('alder: dev network, mining on');
-      const alder = await startAlder(work, profileDir);
-      try {
-        results.alder = await measure('alder', alder.url, { fundSenders: true, pid: alder.proc.pid });
-        mem.alder = memory(alder.proc.pid);
-      } finally {
-        await stop(alder.proc);
-        if (typeof opt['tx-node-log'] === 'string') writeFileSync(opt['tx-node-log'], alder.proc.output());
+    // Rounds: every node once per round, so a drift of the machine's speed touches them alike.
+    for (let round = 0; round < RUNS; round++) {
+      if (RUNS > 1) log(`round ${round + 1} of ${RUNS}`);
+      if (NODES.has('alder')) {
+        // --tx-profile=DIR keeps the profile file there; --tx-profile alone only summarises it
+        // (of the first round).
+        const profileDir =
+          round > 0
+            ? undefined
+            : typeof opt['tx-profile'] === 'string'
+              ? opt['tx-profile']
+              : opt['tx-profile']
+                ? join(work, 'profile')
+                : undefined;
+        if (profileDir) mkdirSync(profileDir, { recursive: true });
+        log('alder: dev network, mining on');
+        const alder = await startAlder(join(work, `r${round}`), profileDir);
+        let a;
+        try {
+          a = await measure('alder', alder.url, { fundSenders: true, pid: alder.proc.pid });
+          record('alder', a);
+          mem.alder = memory(alder.proc.pid);
+        } finally {
+          await stop(alder.proc);
+          if (typeof opt['tx-node-log'] === 'string' && round === 0)
+            writeFileSync(opt['tx-node-log'], alder.proc.output());
+        }
+        if (profileDir) {
+          // The main thread's profile (Node names them CPU.<date>.<pid>.<thread id>.<seq>.cpuprofile).
+          const files = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
+          const file = files.find((f) => f.split('.').at(-3) === '0') ?? files[0];
+          // Kept beside the profile: the measured phases' time windows, on the profile's clock.
+          if (a)
+            writeFileSync(join(profileDir, 'phases.json'), JSON.stringify([a.eth.window, a.erc20.window]));
+          if (file && a) profile = summarizeProfile(join(profileDir, file), [a.eth.window, a.erc20.window]);
+          else log('  no CPU profile was written');
+        }
       }
-      if (profileDir) {
-        // The main thread's profile (Node names them CPU.<date>.<pid>.<thread id>.<seq>.cpuprofile).
-        const files = readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile'));
-        const file = files.find((f) => f.split('.').at(-3) === '0') ?? files[0];
-        const a = results.alder;
-        // Kept beside the profile: the measured phases' time windows, on the profile's clock.
-        if (a) writeFileSync(join(profileDir, 'phases.json'), JSON.stringify([a.eth.window, a.erc20.window]));
-        if (file && a) profile = summarizeProfile(join(profileDir, file), [a.eth.window, a.erc20.window]);
-        else log('  no CPU profile was written');
-      }
-    }
-    if (!opt['no-peers']) {
+      if (opt['no-peers']) continue;
       const keys = [bytesToHex(FUNDER), ...senderKeys.map(bytesToHex)];
       for (const [name, starter] of [
-        ['hardhat', () => startHardhatPeer(work, { keys, chainId: CHAIN_ID })],
+        ['hardhat', () => startHardhatPeer(join(work, `r${round}`), { keys, chainId: CHAIN_ID })],
         [
           'anvil',
           () =>
@@ -489,7 +518,7 @@ async function main() {
             `${name}: ${name === 'anvil' && ANVIL_BLOCK_TIME > 0 ? `interval mining every ${ANVIL_BLOCK_TIME} s` : 'automine'}`,
           );
           peer = await starter();
-          results[name] = await measure(name, peer.url, { fundSenders: false });
+          record(name, await measure(name, peer.url, { fundSenders: false }));
           mem[name] = memory(peer.proc.pid);
         } catch (err) {
           log(`  ${name} failed: ${err.message.split('\n')[0]}`);
@@ -500,6 +529,11 @@ async function main() {
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
+  }
+  // Per node and phase, the run with the median mined rate (its send rate, counts and CPU with it).
+  const results = {};
+  for (const [name, list] of Object.entries(runs)) {
+    results[name] = { eth: medianRun(list.map((r) => r.eth)), erc20: medianRun(list.map((r) => r.erc20)) };
   }
 
   const out = [];
@@ -533,6 +567,19 @@ async function main() {
     ),
   );
   out.push('');
+  if (RUNS > 1) {
+    out.push(
+      `Each figure is the run with the median mined rate of ${RUNS} (rounds of every node in turn); mined tx/s of every run: ` +
+        Object.entries(runs)
+          .map(
+            ([n, list]) =>
+              `${n} ETH ${list.map((r) => fmt(r.eth.rate)).join(' / ')}, ERC-20 ${list.map((r) => fmt(r.erc20.rate)).join(' / ')}`,
+          )
+          .join('; ') +
+        '.',
+    );
+    out.push('');
+  }
   const a = results.alder;
   if (a?.eth.mainCpuPerTx !== undefined && a.erc20.mainCpuPerTx !== undefined) {
     out.push(
