@@ -37,7 +37,7 @@ import type { StateChanges } from '../state/flatState.js';
 import type { WorldState } from '../state/worldState.js';
 import { Lru } from '../util/lru.js';
 import { orderedTrieRoot } from '../util/orderedTrieRoot.js';
-import { useFastCommonLookups } from './commonLookups.js';
+import { useFastCommonLookups } from '../util/commonLookups.js';
 import type { ConsensusRules } from './consensusRules.js';
 import { type FastExecutionStats, installFastExecution } from './fastCall/blockCall.js';
 import { openOverlayState } from './overlayStore.js';

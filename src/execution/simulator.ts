@@ -20,7 +20,7 @@ import { armAuthorizations } from './authorizations.js';
 import { CallState } from './callState.js';
 import { buildCallTransaction, type CallTxFields } from './callTransaction.js';
 import type { AccessListEntry, CallRequest, StateOverrides } from './callTypes.js';
-import { useFastCommonLookups } from './commonLookups.js';
+import { useFastCommonLookups } from '../util/commonLookups.js';
 import { addressKeyOf } from './fastCall/addressKeys.js';
 import { Fallback } from './fastCall/fallback.js';
 import { type FastTx, type ForkRules, forkRules, runFastCall } from './fastCall/runner.js';

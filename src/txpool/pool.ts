@@ -26,6 +26,7 @@ import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { keccak256 } from '../crypto/index.js';
 import { bytesToHexKey } from '../state/trieStore.js';
 import type { WorldState } from '../state/worldState.js';
+import { useFastCommonLookups } from '../util/commonLookups.js';
 import { shareCommon } from '../util/sharedCommon.js';
 import { EvictionQueue } from './evictionQueue.js';
 import { fastDecodeTx, forkFactsOf } from './fastDecode.js';
@@ -319,6 +320,8 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
       // Copying Common costs ~0.2 ms: one copy per head, not per transaction.
       const common = this.common.copy();
       common.setHardforkBy({ blockNumber: header.number + 1n, timestamp: header.timestamp + 1n });
+      // Its transactions ask it about forks and EIPs at intake and again throughout their execution.
+      useFastCommonLookups(common);
       this.commonCache = { key, header, common: shareCommon(common) };
     } else this.commonCache.header = header;
     return { common: this.commonCache.common, header };

@@ -4,7 +4,7 @@
  */
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { describe, expect, it } from 'vitest';
-import { useFastCommonLookups } from '../../src/execution/commonLookups.js';
+import { useFastCommonLookups } from '../../src/util/commonLookups.js';
 
 describe('useFastCommonLookups', () => {
   it('answers isActivatedEIP and gteHardfork as Common does, across hardfork changes', () => {
