@@ -1,6 +1,7 @@
 /**
  * Hashimoto-light and Keccak-f[1600] as a small WebAssembly module, assembled here from the
- * algorithm's definition. JavaScript spends most of a nonce on typed-array bounds checks, 32-bit lane
+ * algorithm's definition (the permutation's builder is crypto/keccakWasm.ts', the emitter
+ * util/wasmEmitter.ts'). JavaScript spends most of a nonce on typed-array bounds checks, 32-bit lane
  * halves and one cache miss after another; the module uses 64-bit lanes, 128-bit vectors for the FNV
  * rounds, and computes the dataset items of several nonces in lockstep so that their reads from the
  * cache overlap instead of waiting for each other.
@@ -18,6 +19,9 @@
  *   3648  their indices (u32), 3712 their parents' byte offsets (u32)
  *   3840  spare (256 bytes)
  */
+
+import { keccakF, prepareFn } from '../../crypto/keccakWasm.js';
+import { Fn, I32, name, op, section, simd, uleb, V128 } from '../../util/wasmEmitter.js';
 
 export const MAX_BATCH = 8;
 /**
@@ -41,275 +45,9 @@ export const SLOT = {
   spare: 3840,
 } as const;
 
-/** Where the round constants sit, from the start of a Keccak state. */
-const ROUND_CONSTANTS_AT = 200;
 const FNV_PRIME = 0x01000193;
 const ACCESSES = 64;
 const DATASET_PARENTS = 256;
-
-// Value types and opcodes of the WebAssembly binary format.
-const I32 = 0x7f;
-const I64 = 0x7e;
-const V128 = 0x7b;
-const op = {
-  loop: 0x03,
-  end: 0x0b,
-  brIf: 0x0d,
-  call: 0x10,
-  get: 0x20,
-  set: 0x21,
-  tee: 0x22,
-  i32Load: 0x28,
-  i64Load: 0x29,
-  i32Store: 0x36,
-  i64Store: 0x37,
-  i32Const: 0x41,
-  i64Const: 0x42,
-  i32LtU: 0x49,
-  i32Add: 0x6a,
-  i32Sub: 0x6b,
-  i32Mul: 0x6c,
-  i32RemU: 0x70,
-  i32And: 0x71,
-  i32Xor: 0x73,
-  i32Shl: 0x74,
-  i64And: 0x83,
-  i64Xor: 0x85,
-  i64Rotl: 0x89,
-  simd: 0xfd,
-} as const;
-// SIMD sub-opcodes (after the 0xfd prefix, LEB128-encoded).
-const simd = { load: 0x00, store: 0x0b, i32x4Splat: 0x11, xor: 0x51, i32x4Mul: 0xb5 } as const;
-
-function uleb(v: number, out: number[]): void {
-  let x = v >>> 0;
-  do {
-    const byte = x & 0x7f;
-    x >>>= 7;
-    out.push(x === 0 ? byte : byte | 0x80);
-  } while (x !== 0);
-}
-
-function sleb(v: bigint, out: number[]): void {
-  let x = v;
-  for (;;) {
-    const byte = Number(x & 0x7fn);
-    x >>= 7n;
-    const done = (x === 0n && (byte & 0x40) === 0) || (x === -1n && (byte & 0x40) !== 0);
-    out.push(done ? byte : byte | 0x80);
-    if (done) return;
-  }
-}
-
-/** One function body under construction: locals after the parameters, then instructions. */
-class Fn {
-  readonly code: number[] = [];
-  private readonly locals: number[] = [];
-
-  constructor(private readonly params: number) {}
-
-  local(type: number): number {
-    this.locals.push(type);
-    return this.params + this.locals.length - 1;
-  }
-
-  emit(...bytes: number[]): this {
-    this.code.push(...bytes);
-    return this;
-  }
-  get(i: number): this {
-    return this.indexed(op.get, i);
-  }
-  set(i: number): this {
-    return this.indexed(op.set, i);
-  }
-  tee(i: number): this {
-    return this.indexed(op.tee, i);
-  }
-  i32(v: number): this {
-    this.code.push(op.i32Const);
-    sleb(BigInt(v | 0), this.code);
-    return this;
-  }
-  i64(v: bigint): this {
-    this.code.push(op.i64Const);
-    sleb(BigInt.asIntN(64, v), this.code);
-    return this;
-  }
-  /** A memory access with a constant byte offset; `align` is log2 of the alignment hint. */
-  mem(opcode: number, align: number, offset: number): this {
-    this.code.push(opcode);
-    uleb(align, this.code);
-    uleb(offset, this.code);
-    return this;
-  }
-  v(sub: number): this {
-    this.code.push(op.simd);
-    uleb(sub, this.code);
-    return this;
-  }
-  vmem(sub: number, offset: number): this {
-    this.v(sub);
-    uleb(4, this.code);
-    uleb(offset, this.code);
-    return this;
-  }
-  call(index: number): this {
-    return this.indexed(op.call, index);
-  }
-  /** An instruction with one index immediate (a local or a function). */
-  private indexed(opcode: number, index: number): this {
-    this.code.push(opcode);
-    uleb(index, this.code);
-    return this;
-  }
-  /**
-   * `for (counter = 0; counter < limit; counter++) body()` for a limit known to be at least 1;
-   * `limit` pushes the bound.
-   */
-  loop(counter: number, limit: (f: Fn) => void, body: (f: Fn) => void): this {
-    this.i32(0).set(counter);
-    this.emit(op.loop, 0x40);
-    body(this);
-    this.get(counter).i32(1).emit(op.i32Add).tee(counter);
-    limit(this);
-    this.emit(op.i32LtU, op.brIf, 0);
-    this.emit(op.end);
-    return this;
-  }
-
-  encode(): number[] {
-    const out: number[] = [];
-    const groups: [number, number][] = [];
-    for (const t of this.locals) {
-      const last = groups[groups.length - 1];
-      if (last && last[1] === t) last[0]++;
-      else groups.push([1, t]);
-    }
-    uleb(groups.length, out);
-    for (const [n, t] of groups) {
-      uleb(n, out);
-      out.push(t);
-    }
-    out.push(...this.code, op.end);
-    const sized: number[] = [];
-    uleb(out.length, sized);
-    return sized.concat(out);
-  }
-}
-
-/** Rotation offsets of ρ, indexed x + 5y, from the walk (x, y) → (y, 2x + 3y) over t = 0..23. */
-function rotationOffsets(): number[] {
-  const r = new Array<number>(25).fill(0);
-  let x = 1;
-  let y = 0;
-  for (let t = 0; t < 24; t++) {
-    r[x + 5 * y] = (((t + 1) * (t + 2)) / 2) % 64;
-    [x, y] = [y, (2 * x + 3 * y) % 5];
-  }
-  return r;
-}
-
-/** Round constants of ι from the degree-8 LFSR x^8 + x^6 + x^5 + x^4 + 1. */
-function roundConstants(): bigint[] {
-  const rcBit = (t: number): number => {
-    let r = 1;
-    for (let i = 0; i < t % 255; i++) {
-      r <<= 1;
-      if (r & 0x100) r ^= 0x171;
-    }
-    return r & 1;
-  };
-  const out: bigint[] = [];
-  for (let round = 0; round < 24; round++) {
-    let rc = 0n;
-    for (let j = 0; j <= 6; j++) if (rcBit(j + 7 * round)) rc |= 1n << BigInt(2 ** j - 1);
-    out.push(rc);
-  }
-  return out;
-}
-
-/**
- * keccakf(state): the permutation in place over 25 lanes at `state`, a loop over the 24 rounds with
- * each round's constant read from behind the state (prepare). Unrolling all rounds measured twice as
- * slow: the code no longer fits the instruction cache.
- */
-function keccakF(): Fn {
-  const f = new Fn(1);
-  const ptr = 0;
-  const a = Array.from({ length: 25 }, () => f.local(I64));
-  const b = Array.from({ length: 25 }, () => f.local(I64));
-  const c = Array.from({ length: 5 }, () => f.local(I64));
-  const d = Array.from({ length: 5 }, () => f.local(I64));
-  const round = f.local(I32);
-  const rot = rotationOffsets();
-  for (let i = 0; i < 25; i++)
-    f.get(ptr)
-      .mem(op.i64Load, 3, 8 * i)
-      .set(a[i] as number);
-  f.loop(
-    round,
-    (g) => g.i32(24),
-    () => {
-      // θ: column parities, then each lane takes its neighbours' parities.
-      for (let x = 0; x < 5; x++) {
-        f.get(a[x] as number);
-        for (let y = 1; y < 5; y++) f.get(a[x + 5 * y] as number).emit(op.i64Xor);
-        f.set(c[x] as number);
-      }
-      for (let x = 0; x < 5; x++) {
-        f.get(c[(x + 4) % 5] as number)
-          .get(c[(x + 1) % 5] as number)
-          .i64(1n)
-          .emit(op.i64Rotl, op.i64Xor)
-          .set(d[x] as number);
-      }
-      // ρ and π: B[y, 2x + 3y] = rot(A[x, y] ^ D[x], r[x, y]).
-      for (let x = 0; x < 5; x++) {
-        for (let y = 0; y < 5; y++) {
-          f.get(a[x + 5 * y] as number)
-            .get(d[x] as number)
-            .emit(op.i64Xor);
-          const r = rot[x + 5 * y] as number;
-          if (r !== 0) f.i64(BigInt(r)).emit(op.i64Rotl);
-          f.set(b[y + 5 * ((2 * x + 3 * y) % 5)] as number);
-        }
-      }
-      // χ: A[x, y] = B[x, y] ^ (~B[x + 1, y] & B[x + 2, y]); ι on lane 0.
-      for (let y = 0; y < 5; y++) {
-        for (let x = 0; x < 5; x++) {
-          f.get(b[x + 5 * y] as number)
-            .get(b[((x + 1) % 5) + 5 * y] as number)
-            .i64(-1n)
-            .emit(op.i64Xor)
-            .get(b[((x + 2) % 5) + 5 * y] as number)
-            .emit(op.i64And, op.i64Xor);
-          if (x === 0 && y === 0) {
-            f.get(ptr).get(round).i32(3).emit(op.i32Shl, op.i32Add);
-            f.mem(op.i64Load, 3, ROUND_CONSTANTS_AT).emit(op.i64Xor);
-          }
-          f.set(a[x + 5 * y] as number);
-        }
-      }
-    },
-  );
-  for (let i = 0; i < 25; i++)
-    f.get(ptr)
-      .get(a[i] as number)
-      .mem(op.i64Store, 3, 8 * i);
-  return f;
-}
-
-/** prepare(state): writes the round constants behind the Keccak state at `state`. */
-function prepareFn(): Fn {
-  const f = new Fn(1);
-  roundConstants().forEach((rc, i) => {
-    f.get(0)
-      .i64(rc)
-      .mem(op.i64Store, 3, ROUND_CONSTANTS_AT + 8 * i);
-  });
-  return f;
-}
 
 const F_KECCAK = 0;
 const F_SPONGE = 1;
@@ -558,19 +296,6 @@ function hashimotoFn(): Fn {
 
 /** Scratch slots after the cache: one for the main thread, one per search thread. */
 export const SLOTS = 8;
-
-function section(id: number, body: number[]): number[] {
-  const out = [id];
-  uleb(body.length, out);
-  return out.concat(body);
-}
-
-function name(s: string): number[] {
-  const out: number[] = [];
-  uleb(s.length, out);
-  for (const ch of s) out.push(ch.charCodeAt(0));
-  return out;
-}
 
 function assemble(): Uint8Array<ArrayBuffer> {
   const fns = [keccakF(), spongeFn(), hashimotoFn(), prepareFn()];
