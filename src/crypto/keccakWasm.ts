@@ -9,7 +9,7 @@
  * u64 lanes) with the 24 round constants behind it at 200, the digest at OUT_AT, the padded input
  * from INPUT_AT.
  */
-import { Fn, I32, I64, name, op, section, uleb } from '../util/wasmEmitter.js';
+import { assembleModule, Fn, I32, I64, op } from '../util/wasmEmitter.js';
 
 /** Where the round constants sit, from the start of a Keccak state. */
 export const ROUND_CONSTANTS_AT = 200;
@@ -131,7 +131,6 @@ export function prepareFn(): Fn {
 const RATE = 136;
 const OUT_AT = 512;
 const INPUT_AT = 1024;
-const F_ABSORB = 1;
 
 /**
  * absorb(state, input, blocks, output): Keccak-256 of `blocks` padded 136-byte blocks at `input`
@@ -168,24 +167,11 @@ function absorbFn(): Fn {
 }
 
 function assembleKeccak256(): Uint8Array<ArrayBuffer> {
-  const fns = [keccakF(), absorbFn(), prepareFn()];
-  const fnType = (params: number) => [0x60, params, ...new Array<number>(params).fill(I32), 0];
-  const types = [2, fnType(1), fnType(4)].flat();
-  // The memory, imported as e.m (not shared: each thread has its own module).
-  const imports = [1, ...name('e'), ...name('m'), 0x02, 0x00, 1];
-  const funcs = [3, 0, 1, 0];
-  const exportsSec = [2, ...name('absorb'), 0, F_ABSORB, ...name('prepare'), 0, 2];
-  const code: number[] = [];
-  uleb(fns.length, code);
-  for (const fn of fns) code.push(...fn.encode());
-  return new Uint8Array([
-    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, types),
-    ...section(2, imports),
-    ...section(3, funcs),
-    ...section(7, exportsSec),
-    ...section(10, code),
-  ]);
+  // keccakf is function 0 (absorb calls it); the memory is this thread's own, grown on demand.
+  return assembleModule(
+    [{ fn: keccakF() }, { fn: absorbFn(), export: 'absorb' }, { fn: prepareFn(), export: 'prepare' }],
+    [0x00, 1],
+  );
 }
 
 interface Keccak256Module {

@@ -63,7 +63,7 @@ export class Fn {
   readonly code: number[] = [];
   private readonly locals: number[] = [];
 
-  constructor(private readonly params: number) {}
+  constructor(readonly params: number) {}
 
   local(type: number): number {
     this.locals.push(type);
@@ -166,4 +166,44 @@ export function name(s: string): number[] {
   uleb(s.length, out);
   for (const ch of s) out.push(ch.charCodeAt(0));
   return out;
+}
+
+/** A function of a module: its body (all parameters i32, no results) and the name it is exported as. */
+export interface ModuleFunction {
+  fn: Fn;
+  export?: string;
+}
+
+/**
+ * A module's bytes: the functions in order (a function's index is its position, for `call`), each
+ * typed by its parameter count, and one memory imported as `e.m` with `memoryLimits` (the binary
+ * format's limits: flag, minimum, maximum where the flag has one).
+ */
+export function assembleModule(functions: ModuleFunction[], memoryLimits: number[]): Uint8Array<ArrayBuffer> {
+  const arities = [...new Set(functions.map((f) => f.fn.params))];
+  const types: number[] = [];
+  uleb(arities.length, types);
+  for (const n of arities) types.push(0x60, n, ...new Array<number>(n).fill(I32), 0);
+  const imports = [1, ...name('e'), ...name('m'), 0x02, ...memoryLimits];
+  const funcs: number[] = [];
+  uleb(functions.length, funcs);
+  for (const f of functions) uleb(arities.indexOf(f.fn.params), funcs);
+  const exported = functions.flatMap((f, i) => (f.export === undefined ? [] : [[f.export, i] as const]));
+  const exportsSec: number[] = [];
+  uleb(exported.length, exportsSec);
+  for (const [label, index] of exported) {
+    exportsSec.push(...name(label), 0);
+    uleb(index, exportsSec);
+  }
+  const code: number[] = [];
+  uleb(functions.length, code);
+  for (const f of functions) code.push(...f.fn.encode());
+  return new Uint8Array([
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+    ...section(1, types),
+    ...section(2, imports),
+    ...section(3, funcs),
+    ...section(7, exportsSec),
+    ...section(10, code),
+  ]);
 }

@@ -18,7 +18,7 @@ import {
 } from '@ethereumjs/tx';
 import { Address, bigIntToUnpaddedBytes, bytesToHex, eoaCode7702SignAuthorization } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
-import { ecsign } from '../../bench/genchain.mjs';
+import { ecsign, LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
 import { createCommon, parseGenesis } from '../../src/config/genesis.js';
 import { customCrypto } from '../../src/crypto/index.js';
 import { fastDecodeTx } from '../../src/txpool/fastDecode.js';
@@ -50,18 +50,6 @@ function prng(seed: number) {
   return { next, int, bytes, big, pick };
 }
 
-const FORKS_ALL = {
-  homesteadBlock: 0,
-  eip150Block: 0,
-  eip155Block: 0,
-  eip158Block: 0,
-  byzantiumBlock: 0,
-  constantinopleBlock: 0,
-  petersburgBlock: 0,
-  istanbulBlock: 0,
-  berlinBlock: 0,
-  londonBlock: 0,
-};
 const BLOBS = {
   cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
   prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
@@ -89,7 +77,7 @@ function nodeCommon(chainId: number, forks: Record<string, unknown>): Common {
 const CHAINS = {
   prague: () =>
     nodeCommon(1337, {
-      ...FORKS_ALL,
+      ...LONDON_AT_GENESIS,
       terminalTotalDifficulty: 0,
       shanghaiTime: 0,
       cancunTime: 0,
@@ -98,7 +86,7 @@ const CHAINS = {
     }),
   osaka: () =>
     nodeCommon(1337, {
-      ...FORKS_ALL,
+      ...LONDON_AT_GENESIS,
       terminalTotalDifficulty: 0,
       shanghaiTime: 0,
       cancunTime: 0,
@@ -106,8 +94,8 @@ const CHAINS = {
       osakaTime: 0,
       blobSchedule: BLOBS,
     }),
-  london: () => nodeCommon(1, FORKS_ALL),
-  berlin: () => nodeCommon(7, { ...FORKS_ALL, londonBlock: undefined }),
+  london: () => nodeCommon(1, LONDON_AT_GENESIS),
+  berlin: () => nodeCommon(7, { ...LONDON_AT_GENESIS, londonBlock: undefined }),
   homestead: () => nodeCommon(5, { homesteadBlock: 0 }),
   chainstart: () => nodeCommon(9, {}),
 };
@@ -428,7 +416,7 @@ describe('fast transaction decoding', () => {
   it('leaves a Common it would have to copy to the library semantics (a copy per transaction)', () => {
     const common = createCommon(
       parseGenesis({
-        config: { chainId: 1337, ...FORKS_ALL },
+        config: { chainId: 1337, ...LONDON_AT_GENESIS },
         gasLimit: '0x1c9c380',
         difficulty: '0x1',
         alloc: {},

@@ -21,7 +21,7 @@
  */
 
 import { keccakF, prepareFn } from '../../crypto/keccakWasm.js';
-import { Fn, I32, name, op, section, simd, uleb, V128 } from '../../util/wasmEmitter.js';
+import { assembleModule, Fn, I32, op, simd, V128 } from '../../util/wasmEmitter.js';
 
 export const MAX_BATCH = 8;
 /**
@@ -49,10 +49,9 @@ const FNV_PRIME = 0x01000193;
 const ACCESSES = 64;
 const DATASET_PARENTS = 256;
 
+/** Function indices of the module (the order `assemble` lists them in). */
 const F_KECCAK = 0;
 const F_SPONGE = 1;
-const F_HASHIMOTO = 2;
-const F_PREPARE = 3;
 
 /**
  * sponge(state, input, inLanes, rateLanes, output, outLanes): Keccak of `inLanes` 64-bit words (less
@@ -298,38 +297,16 @@ function hashimotoFn(): Fn {
 export const SLOTS = 8;
 
 function assemble(): Uint8Array<ArrayBuffer> {
-  const fns = [keccakF(), spongeFn(), hashimotoFn(), prepareFn()];
-  const fnType = (params: number) => [0x60, params, ...new Array<number>(params).fill(I32), 0];
-  const types = [3, fnType(1), fnType(6), fnType(4)].flat();
-  // The memory, imported as e.m: shared, up to 4 GiB.
-  const imports = [1, ...name('e'), ...name('m'), 0x02, 0x03, 1, ...[0x80, 0x80, 0x04]];
-  const funcs = [4, 0, 1, 2, 0];
-  const exportsSec = [
-    4,
-    ...name('keccakf'),
-    0,
-    F_KECCAK,
-    ...name('sponge'),
-    0,
-    F_SPONGE,
-    ...name('hashimoto'),
-    0,
-    F_HASHIMOTO,
-    ...name('prepare'),
-    0,
-    F_PREPARE,
-  ];
-  const code: number[] = [];
-  uleb(fns.length, code);
-  for (const f of fns) code.push(...f.encode());
-  return new Uint8Array([
-    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, types),
-    ...section(2, imports),
-    ...section(3, funcs),
-    ...section(7, exportsSec),
-    ...section(10, code),
-  ]);
+  // Keccak-f and the sponge at F_KECCAK and F_SPONGE; the memory is shared, up to 4 GiB.
+  return assembleModule(
+    [
+      { fn: keccakF(), export: 'keccakf' },
+      { fn: spongeFn(), export: 'sponge' },
+      { fn: hashimotoFn(), export: 'hashimoto' },
+      { fn: prepareFn(), export: 'prepare' },
+    ],
+    [0x03, 1, 0x80, 0x80, 0x04],
+  );
 }
 
 export interface EthashKernel {
