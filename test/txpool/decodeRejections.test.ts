@@ -4,9 +4,7 @@
  * decoded by the library, now that the common types take the fast decoder first. The expected values
  * were recorded from the library-only intake.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { RLP } from '@ethereumjs/rlp';
 import {
   createAccessList2930Tx,
@@ -17,11 +15,10 @@ import {
 } from '@ethereumjs/tx';
 import { bytesToHex, eoaCode7702SignAuthorization, hexToBytes, privateToAddress } from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
 import { fastDecodeTx } from '../../src/txpool/fastDecode.js';
 import { type TxPool, TxPoolError } from '../../src/txpool/pool.js';
 import type { TestChain } from '../methods/chain.js';
-import { openPoolChain } from './helpers.js';
+import { openPoolChain, pragueGenesisFile } from './helpers.js';
 
 const KEY = hexToBytes(`0x${'11'.repeat(32)}`);
 const A = bytesToHex(privateToAddress(KEY));
@@ -30,35 +27,7 @@ const GWEI = 10n ** 9n;
 const SECP_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 function genesisFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'alder-decode-'));
-  const path = join(dir, 'genesis.json');
-  writeFileSync(
-    path,
-    JSON.stringify({
-      config: {
-        chainId: 1337,
-        ...LONDON_AT_GENESIS,
-        terminalTotalDifficulty: 0,
-        shanghaiTime: 0,
-        cancunTime: 0,
-        pragueTime: 0,
-        blobSchedule: {
-          cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
-          prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
-        },
-      },
-      nonce: '0x0',
-      timestamp: '0x0',
-      extraData: '0x',
-      gasLimit: '0x1c9c380',
-      difficulty: '0x0',
-      baseFeePerGas: '0x7',
-      excessBlobGas: '0x0',
-      blobGasUsed: '0x0',
-      alloc: { [A]: { balance: '0x3635c9adc5dea00000' } },
-    }),
-  );
-  return path;
+  return pragueGenesisFile('alder-decode-', { [A]: { balance: '0x3635c9adc5dea00000' } });
 }
 
 type Fields = Array<Uint8Array | Fields>;

@@ -1,4 +1,8 @@
 /** A test chain with the pool and filters the node builds, the pool's options given as configuration. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
 import type { Config } from '../../src/config/types.js';
 import type { FilterManagerOptions } from '../../src/filters/manager.js';
 import type { TxPoolOptions } from '../../src/txpool/pool.js';
@@ -18,4 +22,43 @@ export async function openPoolChain(
   if (pool.strictReplayProtection !== undefined)
     config.strictTxReplayProtectionEnabled = pool.strictReplayProtection;
   return openTestChain({ ...opts, config, filters });
+}
+
+/**
+ * A genesis file (in a new temporary folder named after `prefix`) of chain 1337 with every fork to
+ * Prague active from genesis (merged, blob schedules), a 30M gas limit and `alloc`.
+ */
+export function pragueGenesisFile(
+  prefix: string,
+  alloc: Record<string, { balance: string; nonce?: string }>,
+): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const path = join(dir, 'genesis.json');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      config: {
+        chainId: 1337,
+        ...LONDON_AT_GENESIS,
+        terminalTotalDifficulty: 0,
+        shanghaiTime: 0,
+        cancunTime: 0,
+        pragueTime: 0,
+        blobSchedule: {
+          cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
+          prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+        },
+      },
+      nonce: '0x0',
+      timestamp: '0x0',
+      extraData: '0x',
+      gasLimit: '0x1c9c380',
+      difficulty: '0x0',
+      baseFeePerGas: '0x7',
+      excessBlobGas: '0x0',
+      blobGasUsed: '0x0',
+      alloc,
+    }),
+  );
+  return path;
 }

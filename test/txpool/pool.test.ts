@@ -1,7 +1,3 @@
-/** Every pool rejection, replacement, eviction, pending/queued split, and the chain-head hooks. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createBlock } from '@ethereumjs/block';
 import { Common, Mainnet } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
@@ -20,10 +16,9 @@ import {
   privateToAddress,
 } from '@ethereumjs/util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
 import type { PooledTx, TxPool } from '../../src/txpool/pool.js';
 import type { TestChain } from '../methods/chain.js';
-import { openPoolChain } from './helpers.js';
+import { openPoolChain, pragueGenesisFile } from './helpers.js';
 
 const KEY = hexToBytes(`0x${'11'.repeat(32)}`);
 const POOR = hexToBytes(`0x${'22'.repeat(32)}`);
@@ -34,36 +29,10 @@ const GWEI = 10n ** 9n;
 const SECP_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
 function genesisFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'alder-pool-'));
-  const path = join(dir, 'genesis.json');
-  const fork = { target: 3, max: 6, baseFeeUpdateFraction: 3338477 };
-  writeFileSync(
-    path,
-    JSON.stringify({
-      config: {
-        chainId: 1337,
-        ...LONDON_AT_GENESIS,
-        terminalTotalDifficulty: 0,
-        shanghaiTime: 0,
-        cancunTime: 0,
-        pragueTime: 0,
-        blobSchedule: { cancun: fork, prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 } },
-      },
-      nonce: '0x0',
-      timestamp: '0x0',
-      extraData: '0x',
-      gasLimit: '0x1c9c380',
-      difficulty: '0x0',
-      baseFeePerGas: '0x7',
-      excessBlobGas: '0x0',
-      blobGasUsed: '0x0',
-      alloc: {
-        [A]: { balance: '0x3635c9adc5dea00000', nonce: '0x5' },
-        [B]: { balance: '0x100' },
-      },
-    }),
-  );
-  return path;
+  return pragueGenesisFile('alder-pool-', {
+    [A]: { balance: '0x3635c9adc5dea00000', nonce: '0x5' },
+    [B]: { balance: '0x100' },
+  });
 }
 
 describe('transaction pool', () => {
