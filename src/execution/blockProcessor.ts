@@ -40,6 +40,7 @@ import { Lru } from '../util/lru.js';
 import { orderedTrieRoot } from '../util/orderedTrieRoot.js';
 import type { ConsensusRules } from './consensusRules.js';
 import { type FastExecutionStats, installFastExecution } from './fastCall/blockCall.js';
+import { useJournalShortcuts } from './journalShortcuts.js';
 import { openOverlayState } from './overlayStore.js';
 import { attachTracer, type BlockTracer, TraceAbort } from './tracer.js';
 
@@ -527,6 +528,7 @@ export class BlockProcessor {
         blockchain: this.hashes as never,
       });
       this.installInterpreter(this.vm, this.state);
+      useJournalShortcuts(this.vm.evm as EVM);
     }
     const state = this.state;
     this.hashes.tip = parent;
