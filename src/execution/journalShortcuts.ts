@@ -10,7 +10,7 @@
  */
 import type { EVM } from '@ethereumjs/evm';
 import { Address } from '@ethereumjs/util';
-import { bytesToHexKey, hexKeyToBytes } from '../state/trieStore.js';
+import { addressKey, hexKeyToBytes } from '../state/trieStore.js';
 
 interface JournalInternals {
   alwaysWarmJournal: Map<string, Set<string>>;
@@ -40,7 +40,7 @@ export function useJournalShortcuts(evm: EVM): void {
       this.accessList.set(address, new Set());
   };
   journal.touchAddress = function (this: JournalInternals, address) {
-    this.touchAccount(bytesToHexKey(address.bytes));
+    this.touchAccount(addressKey(address));
   };
   journal.cleanup = async function (this: JournalInternals) {
     if (this.common.gteHardfork('spuriousDragon')) {

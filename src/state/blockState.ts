@@ -21,7 +21,7 @@ import { keccak256 } from '../crypto/index.js';
 import type { StateChanges } from './flatState.js';
 import { MutableTrie, type NodeSink } from './mutableTrie.js';
 import type { StateSnapshot } from './stateSnapshot.js';
-import { bytesToHexKey, hexKeyToBytes, type TrieStore } from './trieStore.js';
+import { addressKey, bytesToHexKey, hexKeyToBytes, type TrieStore } from './trieStore.js';
 
 const EMPTY = new Uint8Array(0);
 const CODE_PREFIX_HEX = bytesToHexKey(CODEHASH_PREFIX);
@@ -132,7 +132,7 @@ export class BlockState implements StateManagerInterface {
   }
 
   async getAccount(address: Address): Promise<Account | undefined> {
-    const a = this.currentAccount(bytesToHexKey(address.bytes), address.bytes);
+    const a = this.currentAccount(addressKey(address), address.bytes);
     return a === undefined ? undefined : copyAccount(a);
   }
 
@@ -161,7 +161,7 @@ export class BlockState implements StateManagerInterface {
 
   async getStorage(address: Address, slot: Uint8Array): Promise<Uint8Array> {
     if (slot.length !== 32) throw new Error('Storage key must be 32 bytes long');
-    const key = bytesToHexKey(address.bytes);
+    const key = addressKey(address);
     const slotKey = bytesToHexKey(slot);
     const d = this.dStorage.get(key)?.get(slotKey);
     if (d !== undefined) return d;
@@ -188,7 +188,7 @@ export class BlockState implements StateManagerInterface {
   }
 
   async getCode(address: Address): Promise<Uint8Array> {
-    const a = this.currentAccount(bytesToHexKey(address.bytes), address.bytes);
+    const a = this.currentAccount(addressKey(address), address.bytes);
     if (a === undefined || equalsBytes(a.codeHash, KECCAK256_NULL)) return EMPTY;
     return this.codeByHash(a.codeHash);
   }
@@ -229,7 +229,7 @@ export class BlockState implements StateManagerInterface {
   }
 
   async putAccount(address: Address, account?: Account): Promise<void> {
-    const key = bytesToHexKey(address.bytes);
+    const key = addressKey(address);
     if (account === undefined) {
       this.setAccount(key, address.bytes, undefined);
       return;
@@ -238,13 +238,13 @@ export class BlockState implements StateManagerInterface {
   }
 
   async deleteAccount(address: Address): Promise<void> {
-    const key = bytesToHexKey(address.bytes);
+    const key = addressKey(address);
     this.setAccount(key, address.bytes, undefined);
     this.wipeStorage(key);
   }
 
   async modifyAccountFields(address: Address, fields: AccountFields): Promise<void> {
-    const key = bytesToHexKey(address.bytes);
+    const key = addressKey(address);
     const prior = this.currentAccount(key, address.bytes);
     const a = prior === undefined ? new Account() : copyAccount(prior);
     if (fields.nonce !== undefined) a.nonce = fields.nonce;
@@ -267,7 +267,7 @@ export class BlockState implements StateManagerInterface {
   async putStorage(address: Address, slot: Uint8Array, value: Uint8Array): Promise<void> {
     if (slot.length !== 32) throw new Error('Storage key must be 32 bytes long');
     if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes');
-    const key = bytesToHexKey(address.bytes);
+    const key = addressKey(address);
     if (this.currentAccount(key, address.bytes) === undefined)
       throw new Error('putStorage() called on non-existing account');
     let slots = this.dStorage.get(key);
@@ -282,7 +282,7 @@ export class BlockState implements StateManagerInterface {
   }
 
   async clearStorage(address: Address): Promise<void> {
-    this.wipeStorage(bytesToHexKey(address.bytes));
+    this.wipeStorage(addressKey(address));
   }
 
   private wipeStorage(key: string): void {

@@ -16,6 +16,23 @@ export function bytesToHexKey(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
 }
 
+const HEX_KEY = Symbol('hexKey');
+
+/**
+ * `bytesToHexKey(address.bytes)`, kept on the Address object: execution asks the state about the same
+ * sender, recipient and coinbase objects several times per transaction (validation, the message, the
+ * fees, EIP-161 clean-up). An Address never changes its bytes.
+ */
+export function addressKey(address: { bytes: Uint8Array }): string {
+  const a = address as { bytes: Uint8Array; [HEX_KEY]?: string };
+  let key = a[HEX_KEY];
+  if (key === undefined) {
+    key = bytesToHexKey(address.bytes);
+    a[HEX_KEY] = key;
+  }
+  return key;
+}
+
 export class TrieStore implements DB<string, Uint8Array> {
   private pending = new Map<string, Uint8Array>();
   /** The byte form of pending keys whose writer had it (spares converting them back from hex). */

@@ -27,7 +27,7 @@ import {
   setLengthLeft,
 } from '@ethereumjs/util';
 import { logger } from '../../log.js';
-import { bytesToHexKey, hexKeyToBytes } from '../../state/trieStore.js';
+import { addressKey, hexKeyToBytes } from '../../state/trieStore.js';
 import { Fallback } from './fallback.js';
 import { type CallEnv, create, createAddress, executeTop, type FrameResult, Outcome } from './interpreter.js';
 import { type ForkRules, forkRules, runPrecompile } from './runner.js';
@@ -164,7 +164,7 @@ function runMessage(
     }
   }
   const precompiles = evm.precompiles;
-  const from = bytesToHexKey(caller.bytes);
+  const from = addressKey(caller);
   const value = callOpts.value ?? 0n;
   const origin = callOpts.origin ?? caller;
   const env: CallEnv = {
@@ -210,7 +210,7 @@ function runMessage(
         ? { outcome: Outcome.Halt, gasLeft: 0, output: EMPTY }
         : create(env, from, created, value, data, gas, 0);
   } else {
-    frame = message(env, from, bytesToHexKey(to.bytes), value, data, gas, callOpts.isStatic === true);
+    frame = message(env, from, addressKey(to), value, data, gas, callOpts.isStatic === true);
   }
   const success = frame.outcome === Outcome.Success;
   const logs: Log[] = success
