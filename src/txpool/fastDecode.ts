@@ -31,33 +31,6 @@ const MAX_UINT64 = (1n << 64n) - 1n;
 /** Thrown inside the decoder for anything it leaves to the library (never seen by callers). */
 const NOT_HANDLED = new Error('left to the library decoder');
 
-/**
- * The fork comparisons the constructors make, per Common and fork: `gteHardfork` walks (and, with
- * custom forks, rebuilds) the chain's fork list on every call (~1 µs), while a chain's fork order is
- * fixed.
- */
-export interface ForkFacts {
-  hardfork: string;
-  homestead: boolean;
-  spuriousDragon: boolean;
-}
-const forkFacts = new WeakMap<Common, ForkFacts>();
-
-/** `gteHardfork('homestead')` and `gteHardfork('spuriousDragon')` of `common` at its current fork. */
-export function forkFactsOf(common: Common): ForkFacts {
-  const hardfork = common.hardfork();
-  let facts = forkFacts.get(common);
-  if (facts === undefined || facts.hardfork !== hardfork) {
-    facts = {
-      hardfork,
-      homestead: common.gteHardfork('homestead'),
-      spuriousDragon: common.gteHardfork('spuriousDragon'),
-    };
-    forkFacts.set(common, facts);
-  }
-  return facts;
-}
-
 /** The unsigned integer in a string item of at most `maxBytes` bytes, without leading zeros. */
 function uint(raw: Uint8Array, item: RlpItem, maxBytes: number): bigint {
   const { payload, end } = item;
@@ -236,12 +209,13 @@ function legacy(raw: Uint8Array, f: RlpItem[], common: Common, txOptions: object
   const chainId = common.chainId();
   if (chainId > 1n << 40n) throw NOT_HANDLED;
   const eip155 = vNumber === Number(chainId) * 2 + 35 || vNumber === Number(chainId) * 2 + 36;
+  const spuriousDragon = common.gteHardfork('spuriousDragon');
   if (vNumber !== 27 && vNumber !== 28) {
     if (vNumber < 37) throw NOT_HANDLED;
-    if (forkFactsOf(common).spuriousDragon && !eip155) throw NOT_HANDLED;
+    if (spuriousDragon && !eip155) throw NOT_HANDLED;
   }
   if (price * b.gasLimit > MAX_INTEGER) throw NOT_HANDLED;
-  const capabilities = forkFactsOf(common).spuriousDragon && eip155 ? [155] : [];
+  const capabilities = spuriousDragon && eip155 ? [155] : [];
   const tx = start(LegacyTx.prototype, 0, capabilities, common, txOptions, b);
   tx.gasPrice = price;
   tx.keccakFunction = keccakFunction;
@@ -275,7 +249,7 @@ function typed(raw: Uint8Array, type: number, f: RlpItem[], common: Common, txOp
   );
   // The typed constructors refuse a high s from Homestead on (a legacy one is refused only when its
   // sender is recovered).
-  if (b.v > 1n || (forkFactsOf(common).homestead && b.s > SECP256K1_ORDER_DIV_2)) throw NOT_HANDLED;
+  if (b.v > 1n || (common.gteHardfork('homestead') && b.s > SECP256K1_ORDER_DIV_2)) throw NOT_HANDLED;
   const list = accessList(raw, at(6 + fees));
   if (type === 1) {
     const gasPrice = uint(raw, at(2), 32);

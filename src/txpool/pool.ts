@@ -29,7 +29,7 @@ import type { WorldState } from '../state/worldState.js';
 import { useFastCommonLookups } from '../util/commonLookups.js';
 import { shareCommon } from '../util/sharedCommon.js';
 import { EvictionQueue } from './evictionQueue.js';
-import { fastDecodeTx, forkFactsOf } from './fastDecode.js';
+import { fastDecodeTx } from './fastDecode.js';
 import { type Recovered, SenderRecovery } from './senderRecovery.js';
 
 export type TxRejection =
@@ -388,7 +388,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   ): Promise<Recovered | undefined> {
     const { v, r, s } = tx;
     if (v === undefined || r === undefined || s === undefined || !Object.isFrozen(tx)) return undefined;
-    if (forkFactsOf(tx.common).homestead && s > SECP256K1_ORDER_DIV_2) return undefined;
+    if (tx.common.gteHardfork('homestead') && s > SECP256K1_ORDER_DIV_2) return undefined;
     let id = v;
     let chainId: Uint8Array = EMPTY;
     if (v !== 0n && v !== 1n) {
