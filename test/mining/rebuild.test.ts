@@ -16,6 +16,7 @@ import {
   openCliqueChain,
   testKey,
 } from '../clique/helpers.js';
+import { until } from '../helpers/poll.js';
 
 const SIGNER = testKey('a');
 
@@ -25,14 +26,6 @@ afterEach(async () => {
   for (const p of producers.splice(0)) await p.stop();
   for (const c of opened.splice(0)) await c.close();
 });
-
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describe('rebuilding the block being sealed', () => {
   it('rebuilds with the arrivals once the stream pauses, and seals that block', async () => {
@@ -76,19 +69,19 @@ describe('rebuilding the block being sealed', () => {
     // Four transactions in the pool, then production starts: the first block carries them.
     for (let n = 0; n < 4; n++) await pool.add(fundedTransfer(c, n), true);
     producer.start();
-    await until(() => sealing.length === 1);
+    await until(() => sealing.length === 1, 10_000, 'the first block to be sealed');
     expect(sealing[0]?.transactions.length).toBe(4);
 
     // Two more arrive (fewer than the block carries: no rebuild for the count) and the stream stops:
     // after the pause the block is built again with all six.
     for (let n = 4; n < 6; n++) await pool.add(fundedTransfer(c, n), true);
-    await until(() => sealing.length === 2);
+    await until(() => sealing.length === 2, 10_000, 'the rebuilt block to be sealed');
     expect(sealing[1]?.transactions.length).toBe(6);
 
     // Sealed and stored: all six are in the new head.
     release?.();
-    await until(() => c.chain.headHeader().number === 1n);
-    await until(() => pool.size === 0);
+    await until(() => c.chain.headHeader().number === 1n, 10_000, 'block 1 to be stored');
+    await until(() => pool.size === 0, 10_000, 'the pool to empty');
     const head = c.chain.getBlock(c.chain.head().hash);
     expect(head?.transactions.length).toBe(6);
   });

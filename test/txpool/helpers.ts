@@ -24,6 +24,13 @@ export async function openPoolChain(
   return openTestChain({ ...opts, config, filters });
 }
 
+/** `genesis` written as genesis.json in a new temporary folder named after `prefix`; returns its path. */
+export function writeGenesisFile(prefix: string, genesis: object): string {
+  const path = join(mkdtempSync(join(tmpdir(), prefix)), 'genesis.json');
+  writeFileSync(path, JSON.stringify(genesis));
+  return path;
+}
+
 /**
  * A genesis file (in a new temporary folder named after `prefix`) of chain 1337 with every fork to
  * Prague active from genesis (merged, blob schedules), a 30M gas limit and `alloc`.
@@ -32,33 +39,27 @@ export function pragueGenesisFile(
   prefix: string,
   alloc: Record<string, { balance: string; nonce?: string }>,
 ): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  const path = join(dir, 'genesis.json');
-  writeFileSync(
-    path,
-    JSON.stringify({
-      config: {
-        chainId: 1337,
-        ...LONDON_AT_GENESIS,
-        terminalTotalDifficulty: 0,
-        shanghaiTime: 0,
-        cancunTime: 0,
-        pragueTime: 0,
-        blobSchedule: {
-          cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
-          prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
-        },
+  return writeGenesisFile(prefix, {
+    config: {
+      chainId: 1337,
+      ...LONDON_AT_GENESIS,
+      terminalTotalDifficulty: 0,
+      shanghaiTime: 0,
+      cancunTime: 0,
+      pragueTime: 0,
+      blobSchedule: {
+        cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
+        prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
       },
-      nonce: '0x0',
-      timestamp: '0x0',
-      extraData: '0x',
-      gasLimit: '0x1c9c380',
-      difficulty: '0x0',
-      baseFeePerGas: '0x7',
-      excessBlobGas: '0x0',
-      blobGasUsed: '0x0',
-      alloc,
-    }),
-  );
-  return path;
+    },
+    nonce: '0x0',
+    timestamp: '0x0',
+    extraData: '0x',
+    gasLimit: '0x1c9c380',
+    difficulty: '0x0',
+    baseFeePerGas: '0x7',
+    excessBlobGas: '0x0',
+    blobGasUsed: '0x0',
+    alloc,
+  });
 }

@@ -1,12 +1,3 @@
-/**
- * A real reorg through the importer: a proof-of-work chain takes a block holding two pool
- * transactions, then a heavier side chain that holds only one of them replaces it. The pool must
- * take the other one back (as local: its sender used JSON-RPC), serve it as pending, and answer the
- * pending nonce; the one the new chain holds stays out.
- */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Block } from '@ethereumjs/block';
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager';
 import { createFeeMarket1559Tx, type TypedTransaction } from '@ethereumjs/tx';
@@ -15,7 +6,7 @@ import { buildBlock, createVM, type VM } from '@ethereumjs/vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
 import type { TestChain } from '../methods/chain.js';
-import { openPoolChain } from './helpers.js';
+import { openPoolChain, writeGenesisFile } from './helpers.js';
 
 const K1 = hexToBytes(`0x${'44'.repeat(32)}`);
 const K2 = hexToBytes(`0x${'55'.repeat(32)}`);
@@ -26,29 +17,23 @@ const GWEI = 10n ** 9n;
 const FUNDS = 10n ** 21n;
 
 function genesisFile(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'alder-reorg-'));
-  const path = join(dir, 'genesis.json');
-  writeFileSync(
-    path,
-    JSON.stringify({
-      config: {
-        chainId: 1337,
-        ...LONDON_AT_GENESIS,
-        ethash: {},
-      },
-      nonce: '0x42',
-      timestamp: '0x0',
-      extraData: '0x',
-      gasLimit: '0x1c9c380',
-      difficulty: '0x20000',
-      baseFeePerGas: '0x7',
-      alloc: {
-        [A1]: { balance: `0x${FUNDS.toString(16)}` },
-        [A2]: { balance: `0x${FUNDS.toString(16)}` },
-      },
-    }),
-  );
-  return path;
+  return writeGenesisFile('alder-reorg-', {
+    config: {
+      chainId: 1337,
+      ...LONDON_AT_GENESIS,
+      ethash: {},
+    },
+    nonce: '0x42',
+    timestamp: '0x0',
+    extraData: '0x',
+    gasLimit: '0x1c9c380',
+    difficulty: '0x20000',
+    baseFeePerGas: '0x7',
+    alloc: {
+      [A1]: { balance: `0x${FUNDS.toString(16)}` },
+      [A2]: { balance: `0x${FUNDS.toString(16)}` },
+    },
+  });
 }
 
 describe('transactions of blocks a reorg removes', () => {

@@ -18,6 +18,8 @@ import { BFT_QUEUE_DEFAULTS, BftController } from '../../../src/consensus/bft/ro
 import { type BftChainOps, quorumOf } from '../../../src/consensus/bft/round/ops.js';
 import { keccak256, publicKeyOf } from '../../../src/crypto/index.js';
 
+export { until } from '../../helpers/poll.js';
+
 export const common = new Common({ chain: Mainnet, hardfork: Hardfork.London });
 const opts = { common, skipConsensusFormatValidation: true };
 
@@ -250,12 +252,4 @@ export function createNetwork(
 
 export function heads(net: InProcessNetwork): bigint[] {
   return net.nodes.map((n) => (n.chain[n.chain.length - 1] as Block).header.number);
-}
-
-export async function until(cond: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
