@@ -31,6 +31,11 @@ const MAX_UINT64 = (1n << 64n) - 1n;
 /** Thrown inside the decoder for anything it leaves to the library (never seen by callers). */
 const NOT_HANDLED = new Error('left to the library decoder');
 
+/** A field list already checked to hold `N` items. */
+type Fields<N extends number, T extends RlpItem[] = []> = T['length'] extends N
+  ? T
+  : Fields<N, [...T, RlpItem]>;
+
 /** The unsigned integer in a string item of at most `maxBytes` bytes, without leading zeros. */
 function uint(raw: Uint8Array, item: RlpItem, maxBytes: number): bigint {
   const { payload, end } = item;
@@ -89,14 +94,7 @@ function authorizationList(raw: Uint8Array, item: RlpItem): Uint8Array[][] {
   return entries.map((entry) => {
     const f = listItems(raw, entry);
     if (f.length !== 6) throw NOT_HANDLED;
-    const [chainId, address, nonce, yParity, r, s] = f as [
-      RlpItem,
-      RlpItem,
-      RlpItem,
-      RlpItem,
-      RlpItem,
-      RlpItem,
-    ];
+    const [chainId, address, nonce, yParity, r, s] = f as Fields<6>;
     uint(raw, chainId, 32);
     uint(raw, nonce, 8);
     uint(raw, yParity, 1);
@@ -187,17 +185,7 @@ function start(
 
 function legacy(raw: Uint8Array, f: RlpItem[], common: Common, txOptions: object): Mutable {
   if (f.length !== 9) throw NOT_HANDLED;
-  const [nonce, gasPrice, gasLimit, to, value, data, v, r, s] = f as [
-    RlpItem,
-    RlpItem,
-    RlpItem,
-    RlpItem,
-    RlpItem,
-    RlpItem,
-    RlpItem,
-    RlpItem,
-    RlpItem,
-  ];
+  const [nonce, gasPrice, gasLimit, to, value, data, v, r, s] = f as Fields<9>;
   // An empty v reads as unsigned in the library. The library compares v and the chain id as Numbers:
   // taken here only within 6 bytes and 2^40, where those are exact.
   if (v.end === v.payload) throw NOT_HANDLED;
