@@ -170,6 +170,9 @@ describe('ethers v6 on the dev network', () => {
     }
     expect(isCallException(mined)).toBe(true);
     expect((mined as { receipt: { status: number } }).receipt.status).toBe(0);
+    // The nonce was read just before sending, and the failed transaction can be mined and reported
+    // within ethers' 250 ms request cache: wait it out before reading the nonce again.
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await provider.getTransactionCount(wallet.address)).toBe(nonce + 1);
     expect(await store.value()).toBe(6n);
   });
