@@ -10,7 +10,11 @@ import { boundary, boundaryBytes, bytesToBigIntBE, epochOf, SEARCH_BATCH, sealHa
 import type { EpochCache, EthashCaches } from './caches.js';
 import { WorkerSearch } from './searcher.js';
 
-/** Besu's proof-of-work scheduler lets block timestamps run this far ahead of the clock. */
+/**
+ * How far a block's timestamp may run ahead of the clock. Besu's proof-of-work scheduler goes up to
+ * the 15 s its header validation tolerates; Alder stops 5 s short of that, so that its blocks stay
+ * valid for peers whose clocks run up to 5 s behind its own.
+ */
 const CLOCK_DRIFT_MS = 10_000;
 /** Hashes per slice between two yields to the event loop (about 6 ms), in batches of SEARCH_BATCH. */
 const SLICE = 16;
@@ -61,7 +65,7 @@ export class EthashEngine implements ProofOfWorkSealer {
   }
 
   /**
-   * Besu's scheduler lets a block's timestamp run up to CLOCK_DRIFT_MS ahead of the clock. That lead is
+   * A block's timestamp may run up to CLOCK_DRIFT_MS ahead of the clock. That lead is
    * spent on blocks that carry transactions only: a block with nothing to include is sealed once its
    * timestamp is not ahead of the clock (one empty block per second), so the lead is there when
    * transactions arrive and blocks can follow each other as fast as they are built and sealed instead
