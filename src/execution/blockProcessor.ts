@@ -40,6 +40,7 @@ import { Lru } from '../util/lru.js';
 import { orderedTrieRoot } from '../util/orderedTrieRoot.js';
 import type { ConsensusRules } from './consensusRules.js';
 import { type FastExecutionStats, installFastExecution } from './fastCall/blockCall.js';
+import { runBlockTx } from './fastCall/blockTx.js';
 import { useJournalShortcuts } from './journalShortcuts.js';
 import { openOverlayState } from './overlayStore.js';
 import { attachTracer, type BlockTracer, TraceAbort } from './tracer.js';
@@ -203,7 +204,7 @@ export class BlockProcessor {
       for (let i = 0; i < block.transactions.length; i++) {
         const tx = block.transactions[i];
         if (header.gasLimit < tx.gasLimit + gasUsed) throw fail('tx has a higher gas limit than the block');
-        const res = await runTx(vm, { tx, block, blockGasUsed: receiptGasUsed });
+        const res = await runBlockTx(vm, { tx, block, blockGasUsed: receiptGasUsed });
         gasUsed += res.blockGasSpent;
         receiptGasUsed += res.totalGasSpent;
         bloom.or(res.bloom);

@@ -26,10 +26,11 @@ import {
   KECCAK256_RLP,
   type Withdrawal,
 } from '@ethereumjs/util';
-import { Bloom, runTx, type VM } from '@ethereumjs/vm';
+import { Bloom, type runTx, type VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
 import { type BuiltReceipt, encodeBuiltReceipt } from '../chain/receiptEncoding.js';
 import { keccak256, sha256 } from '../crypto/index.js';
+import { runBlockTx } from '../execution/fastCall/blockTx.js';
 import type { BlockImporter, BuiltExecution } from '../execution/importer.js';
 import type { PooledTx, TxPool } from '../txpool/pool.js';
 import { orderedTrieRoot } from '../util/orderedTrieRoot.js';
@@ -286,7 +287,7 @@ export class BlockBuilder {
         // Named transactions: each runs or the build fails with the reason.
         let res: Awaited<ReturnType<typeof runTx>>;
         try {
-          res = await runTx(vm, { tx, block: execBlock, blockGasUsed: receiptGas });
+          res = await runBlockTx(vm, { tx, block: execBlock, blockGasUsed: receiptGas });
         } catch (err) {
           throw new BuildTransactionError(
             ((err as Error).message.split('\n')[0] ?? 'invalid transaction')
@@ -332,7 +333,7 @@ export class BlockBuilder {
       }
       let res: Awaited<ReturnType<typeof runTx>>;
       try {
-        res = await runTx(vm, { tx, block: execBlock, blockGasUsed: receiptGas });
+        res = await runBlockTx(vm, { tx, block: execBlock, blockGasUsed: receiptGas });
       } catch {
         // Invalid on this state (nonce, balance, …): it leaves the pool, its sender's later nonces wait.
         this.pool?.remove(entry.hash);

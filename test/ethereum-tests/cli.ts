@@ -162,9 +162,13 @@ async function parent(): Promise<void> {
   const started = Date.now();
   let done = 0;
   let fast = 0;
+  let ownTxs = 0;
+  let libraryTxs = 0;
   const fallbacks = new Map<string, number>();
   const onResult = (r: TestResult): void => {
     fast += r.interpreter?.fast ?? 0;
+    ownTxs += r.interpreter?.ownTxs ?? 0;
+    libraryTxs += r.interpreter?.libraryTxs ?? 0;
     for (const [reason, n] of Object.entries(r.interpreter?.fallback ?? {}))
       fallbacks.set(reason, (fallbacks.get(reason) ?? 0) + n);
     const key = folderOf(r.file);
@@ -206,6 +210,9 @@ async function parent(): Promise<void> {
     `transaction messages on the call interpreter: ${fast}, on the library's EVM: ${leftCount}` +
       (left.length ? ` (${left.map(([r, n]) => `${r}: ${n}`).join(', ')})` : '') +
       '\n',
+  );
+  process.stdout.write(
+    `block transactions on the own transaction runner: ${ownTxs}, on the library's runTx: ${libraryTxs}\n`,
   );
   process.exitCode = failed === 0 ? 0 : 1;
 }

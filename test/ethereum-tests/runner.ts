@@ -58,7 +58,7 @@ export interface TestResult {
   /** Why it failed (the first broken rule). */
   reason?: string;
   /** Transaction messages run on the call interpreter, and those it left to the library's EVM, by reason. */
-  interpreter?: { fast: number; fallback: Record<string, number> };
+  interpreter?: { fast: number; fallback: Record<string, number>; ownTxs: number; libraryTxs: number };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -243,7 +243,13 @@ async function checkTest(test: BlockchainTest, dir: string, result: TestResult):
   } finally {
     await ctx.importer.idle().catch(() => undefined);
     const stats = ctx.importer.processor.interpreterStats;
-    if (stats) result.interpreter = { fast: stats.fast, fallback: Object.fromEntries(stats.reasons) };
+    if (stats)
+      result.interpreter = {
+        fast: stats.fast,
+        fallback: Object.fromEntries(stats.reasons),
+        ownTxs: stats.ownTxs,
+        libraryTxs: stats.libraryTxs,
+      };
     await ctx.db.close();
   }
 }

@@ -1,18 +1,26 @@
 /**
- * Block execution on the call interpreter against the EVM library, transaction by transaction: a
+ * Block execution on the call interpreter and the own transaction runner (fastCall/blockTx) against
+ * the EVM library's `runTx` and EVM, transaction by transaction: a
  * block of generated contract-creation transactions (storage writes, logs, value calls into the
  * contracts created before, inner CREATE and CREATE2 of contracts that store, log, revert or
  * SELFDESTRUCT, SELFDESTRUCT to the caller, to itself, to fresh accounts, 0xEF and empty deployments,
  * reverts and invalid opcodes) is executed on two real LMDB nodes from the same genesis, one with the
  * interpreter and one without. Every receipt (status, cumulative gas, logs, bloom) and the state root
- * must be byte-identical, at London (SELFDESTRUCT deletes) and at Cancun (EIP-6780, EIP-3860).
+ * must be byte-identical, at London (SELFDESTRUCT deletes), at Cancun (EIP-6780, EIP-3860) and at
+ * Prague (EIP-7623's calldata floor). Legacy and EIP-2930 transfers with access lists, and a call whose
+ * calldata costs more under the floor than its execution, follow the generated ones.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Block, createBlockHeader } from '@ethereumjs/block';
 import { Hardfork } from '@ethereumjs/common';
-import { createFeeMarket1559Tx, type TypedTransaction } from '@ethereumjs/tx';
+import {
+  createAccessList2930Tx,
+  createFeeMarket1559Tx,
+  createLegacyTx,
+  type TypedTransaction,
+} from '@ethereumjs/tx';
 import {
   Address,
   bigIntToBytes,
@@ -21,7 +29,7 @@ import {
   hexToBytes,
   privateToAddress,
 } from '@ethereumjs/util';
-import { encodeReceipt, runTx } from '@ethereumjs/vm';
+import { encodeReceipt } from '@ethereumjs/vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CANCUN_AT_GENESIS, LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
 import { ChainStore } from '../../src/chain/chainStore.js';
@@ -30,6 +38,7 @@ import { createCommon, genesisHeaderFields, parseGenesis } from '../../src/confi
 import { createConsensusEngine } from '../../src/consensus/factory.js';
 import { customCrypto } from '../../src/crypto/index.js';
 import { Database } from '../../src/db/database.js';
+import { runBlockTx } from '../../src/execution/fastCall/blockTx.js';
 import { BlockImporter } from '../../src/execution/importer.js';
 import { TrieStore } from '../../src/state/trieStore.js';
 import { WorldState } from '../../src/state/worldState.js';
@@ -297,7 +306,8 @@ async function execute(
     const statuses: number[] = [];
     let gas = 0n;
     for (const tx of txs) {
-      const r = await runTx(vm, { tx, block, blockGasUsed: gas });
+      // Without the interpreter (the library node) this is the library's runTx.
+      const r = await runBlockTx(vm, { tx, block, blockGasUsed: gas });
       gas += r.totalGasSpent;
       receipts.push(bytesToHex(encodeReceipt(r.receipt, tx.type)));
       statuses.push('status' in r.receipt ? r.receipt.status : -1);
@@ -342,6 +352,17 @@ describe('block execution on the call interpreter against the EVM library', () =
   const forks: Array<[Hardfork, object]> = [
     [Hardfork.London, LONDON_AT_GENESIS],
     [Hardfork.Cancun, CANCUN_AT_GENESIS],
+    [
+      Hardfork.Prague,
+      {
+        ...CANCUN_AT_GENESIS,
+        pragueTime: 0,
+        blobSchedule: {
+          ...(CANCUN_AT_GENESIS as { blobSchedule: object }).blobSchedule,
+          prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+        },
+      },
+    ],
   ];
   for (const [hardfork, config] of forks) {
     it(`gives the library's receipts and state root for ${TXS} generated transactions at ${hardfork}`, async () => {
@@ -370,16 +391,81 @@ describe('block execution on the call interpreter against the EVM library', () =
         );
         created.push(bytesToHex(generateAddress(SENDER.bytes, bigIntToBytes(BigInt(nonce)))));
       }
+      const common = fast.chain.common;
+      let nonce = BigInt(TXS);
+      // Transfers to a contract created above, with its storage slots on the access list.
+      const to = created[3] as string;
+      const accessList = [{ address: to, storageKeys: [`0x${'00'.repeat(31)}01`, `0x${'00'.repeat(32)}`] }];
+      txs.push(
+        createLegacyTx(
+          { nonce: nonce++, gasLimit: 100_000n, gasPrice: 1000n, to, value: 7n },
+          { common },
+        ).sign(KEY),
+        createAccessList2930Tx(
+          { nonce: nonce++, gasLimit: 100_000n, gasPrice: 1000n, to, value: 9n, accessList, chainId: 1337n },
+          { common },
+        ).sign(KEY),
+        createFeeMarket1559Tx(
+          {
+            nonce: nonce++,
+            gasLimit: 100_000n,
+            maxFeePerGas: 1000n,
+            maxPriorityFeePerGas: 1000n,
+            to: FUNDED,
+            accessList,
+            chainId: 1337n,
+          },
+          { common },
+        ).sign(KEY),
+        // 2,000 non-zero calldata bytes to a contract that stops: the EIP-7623 floor is what it pays.
+        createFeeMarket1559Tx(
+          {
+            nonce: nonce++,
+            gasLimit: 200_000n,
+            maxFeePerGas: 1000n,
+            maxPriorityFeePerGas: 3n,
+            to: STOPPER,
+            data: new Uint8Array(2000).fill(0xab),
+            chainId: 1337n,
+          },
+          { common },
+        ).sign(KEY),
+      );
       const a = await execute(fast, txs);
       const b = await execute(library, txs);
-      for (let i = 0; i < TXS; i++) expect(a.receipts[i], `receipt ${i}`).toBe(b.receipts[i]);
+      expect(a.receipts).toHaveLength(txs.length);
+      for (let i = 0; i < txs.length; i++) expect(a.receipts[i], `receipt ${i}`).toBe(b.receipts[i]);
       expect(a.root).toBe(b.root);
       // The interpreter ran (nearly) all of them; the library run none.
       expect(fast.importer.processor.interpreterStats?.fast).toBeGreaterThan(TXS * 0.9);
       expect(library.importer.processor.interpreterStats?.fast).toBe(0);
+      // Every transaction ran on the own transaction runner there, none on the library node.
+      expect(fast.importer.processor.interpreterStats?.ownTxs).toBe(txs.length);
+      expect(fast.importer.processor.interpreterStats?.libraryTxs).toBe(0);
+      expect(library.importer.processor.interpreterStats?.ownTxs).toBe(0);
       // The block did something: successes and failures among the receipts.
       expect(a.statuses.filter((s) => s === 1).length).toBeGreaterThan(TXS / 4);
       expect(a.statuses.filter((s) => s === 0).length).toBeGreaterThan(TXS / 10);
     }, 60_000);
   }
+
+  it('leaves a transaction that fails a check to the library, which gives its error', async () => {
+    const node = await openNode(genesisFor(CANCUN_AT_GENESIS), true);
+    nodes.push(node);
+    const common = node.chain.common;
+    const tx = (nonce: bigint, gasLimit = 21_000n) =>
+      createFeeMarket1559Tx(
+        { nonce, gasLimit, maxFeePerGas: 1000n, maxPriorityFeePerGas: 2n, to: FUNDED, chainId: 1337n },
+        { common },
+      ).sign(KEY);
+    await expect(execute(node, [tx(5n)])).rejects.toThrow(/the tx doesn't have the correct nonce/);
+    await expect(execute(node, [tx(0n, 20_000n)])).rejects.toThrow(/INTRINSIC_GAS_TOO_LOW/);
+    const stats = node.importer.processor.interpreterStats;
+    expect(stats?.libraryTxs).toBe(2);
+    expect(stats?.ownTxs).toBe(0);
+    // The node goes on: the same block with a valid transaction runs on the own runner.
+    const ok = await execute(node, [tx(0n)]);
+    expect(ok.statuses).toEqual([1]);
+    expect(stats?.ownTxs).toBe(1);
+  });
 });

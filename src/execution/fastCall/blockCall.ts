@@ -65,6 +65,9 @@ export interface FastExecutionStats {
   fast: number;
   fallback: number;
   reasons: Map<string, number>;
+  /** Transactions run by the own transaction runner (blockTx.ts), and those it left to the library. */
+  ownTxs: number;
+  libraryTxs: number;
 }
 
 const log = logger('execution');
@@ -75,12 +78,27 @@ const MAX_GAS = 1n << 40n;
 const EMPTY = new Uint8Array(0);
 const MAX_BALANCE = (1n << 256n) - 1n;
 
+/** The options and counters of the EVMs the interpreter is installed on. */
+const installed = new WeakMap<EVM, { opts: FastExecutionOptions; stats: FastExecutionStats }>();
+
+/**
+ * The counters of `evm` when it runs transaction messages on the interpreter now (installed here and
+ * enabled); undefined otherwise.
+ */
+export function fastExecutionOf(evm: EVM): FastExecutionStats | undefined {
+  const entry = installed.get(evm);
+  if (entry === undefined) return undefined;
+  const { opts, stats } = entry;
+  return opts.enabled === undefined || opts.enabled() ? stats : undefined;
+}
+
 /**
  * Routes `vm.evm`'s top-level `runCall` (the transaction's message) through the interpreter where
  * the rule above allows. Returns the counters it keeps.
  */
 export function installFastExecution(evm: EVM, opts: FastExecutionOptions): FastExecutionStats {
-  const stats: FastExecutionStats = { fast: 0, fallback: 0, reasons: new Map() };
+  const stats: FastExecutionStats = { fast: 0, fallback: 0, reasons: new Map(), ownTxs: 0, libraryTxs: 0 };
+  installed.set(evm, { opts, stats });
   const library = evm.runCall.bind(evm);
   const rulesByFork = new Map<string, ForkRules | null>();
   const rulesOf = (common: Common): ForkRules | undefined => {
