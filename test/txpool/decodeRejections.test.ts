@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fastDecodeTx } from '../../src/txpool/fastDecode.js';
 import { type TxPool, TxPoolError } from '../../src/txpool/pool.js';
 import type { TestChain } from '../methods/chain.js';
-import { openPoolChain, pragueGenesisFile } from './helpers.js';
+import { openPoolChain, pragueGenesisFile, removeGenesisFile } from './helpers.js';
 
 const KEY = hexToBytes(`0x${'11'.repeat(32)}`);
 const A = bytesToHex(privateToAddress(KEY));
@@ -45,7 +45,9 @@ describe('raw transaction intake refuses as before', () => {
   const valid: Uint8Array[] = [];
 
   beforeAll(async () => {
-    chain = await openPoolChain({ genesis: genesisFile() });
+    const genesis = genesisFile();
+    chain = await openPoolChain({ genesis });
+    removeGenesisFile(genesis);
     pool = chain.services.txPool as TxPool;
     const common = chain.services.common;
     const t1559 = createFeeMarket1559Tx(

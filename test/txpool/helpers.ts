@@ -1,7 +1,7 @@
 /** A test chain with the pool and filters the node builds, the pool's options given as configuration. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
 import type { Config } from '../../src/config/types.js';
 import type { FilterManagerOptions } from '../../src/filters/manager.js';
@@ -24,11 +24,19 @@ export async function openPoolChain(
   return openTestChain({ ...opts, config, filters });
 }
 
-/** `genesis` written as genesis.json in a new temporary folder named after `prefix`; returns its path. */
+/**
+ * `genesis` written as genesis.json in a new temporary folder named after `prefix`; returns its path
+ * (`removeGenesisFile` takes the folder away once the chain has read it).
+ */
 export function writeGenesisFile(prefix: string, genesis: object): string {
   const path = join(mkdtempSync(join(tmpdir(), prefix)), 'genesis.json');
   writeFileSync(path, JSON.stringify(genesis));
   return path;
+}
+
+/** Removes the temporary folder of a file from `writeGenesisFile` or `pragueGenesisFile`. */
+export function removeGenesisFile(path: string): void {
+  rmSync(dirname(path), { recursive: true, force: true });
 }
 
 /**

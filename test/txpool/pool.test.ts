@@ -18,7 +18,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PooledTx, TxPool } from '../../src/txpool/pool.js';
 import type { TestChain } from '../methods/chain.js';
-import { openPoolChain, pragueGenesisFile } from './helpers.js';
+import { openPoolChain, pragueGenesisFile, removeGenesisFile } from './helpers.js';
 
 const KEY = hexToBytes(`0x${'11'.repeat(32)}`);
 const POOR = hexToBytes(`0x${'22'.repeat(32)}`);
@@ -61,7 +61,9 @@ describe('transaction pool', () => {
     ).sign(key);
 
   beforeAll(async () => {
-    chain = await openPoolChain({ genesis: genesisFile() }, { minGasPrice: 1000n, maxFutureBySender: 200 });
+    const genesis = genesisFile();
+    chain = await openPoolChain({ genesis }, { minGasPrice: 1000n, maxFutureBySender: 200 });
+    removeGenesisFile(genesis);
     send = (tx) =>
       chain.call('eth_sendRawTransaction', [
         typeof tx === 'string'

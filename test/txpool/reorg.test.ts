@@ -6,7 +6,7 @@ import { buildBlock, createVM, type VM } from '@ethereumjs/vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
 import type { TestChain } from '../methods/chain.js';
-import { openPoolChain, writeGenesisFile } from './helpers.js';
+import { openPoolChain, removeGenesisFile, writeGenesisFile } from './helpers.js';
 
 const K1 = hexToBytes(`0x${'44'.repeat(32)}`);
 const K2 = hexToBytes(`0x${'55'.repeat(32)}`);
@@ -63,7 +63,9 @@ describe('transactions of blocks a reorg removes', () => {
   }
 
   beforeAll(async () => {
-    chain = await openPoolChain({ genesis: genesisFile() });
+    const file = genesisFile();
+    chain = await openPoolChain({ genesis: file });
+    removeGenesisFile(file);
     const s = chain.services;
     genesis = s.chain.getBlock(s.chain.canonicalHash(0n) as Uint8Array) as Block;
     const common = s.common.copy();
