@@ -184,6 +184,11 @@ export class BlockImporter {
     return this.pending > 0;
   }
 
+  /** Tasks queued or running besides the one asking (a block builder waiting for arrivals gives way). */
+  get othersQueued(): boolean {
+    return this.pending > 1;
+  }
+
   /** The blocks refused at import, oldest first (at most MAX_BAD_BLOCKS). */
   badBlocks(): BadBlock[] {
     return [...this.bad.values()];

@@ -34,6 +34,7 @@ import { runBlockTx } from '../execution/fastCall/blockTx.js';
 import type { BlockImporter, BuiltExecution } from '../execution/importer.js';
 import type { PooledTx, TxPool } from '../txpool/pool.js';
 import { orderedTrieRoot } from '../util/orderedTrieRoot.js';
+import { type CollectWindow, PoolArrivals } from './arrivals.js';
 import type { SealingEngine } from './engine.js';
 import { accumulateRequests, type ReceiptLog } from './requests.js';
 import { effectiveTip, maxFeePerGas, TxSelection } from './selection.js';
@@ -67,6 +68,8 @@ export interface BuiltBlock {
   included: PooledTx[];
   /** The pool's next sequence number when the builder read it: later arrivals were not considered. */
   poolSeq?: number;
+  /** Milliseconds of the build spent waiting for arrivals (BuildExtras.collect). */
+  waitedMs: number;
 }
 
 /**
@@ -78,6 +81,8 @@ export interface BuildExtras {
   parentBeaconBlockRoot?: Uint8Array;
   /** Exactly these transactions, in this order; the first that cannot run fails the build. */
   transactions?: PooledTx[];
+  /** The pool's arrivals are executed into the block as they come until it closes (arrivals.ts). */
+  collect?: CollectWindow;
 }
 
 /** A transaction named in `BuildExtras.transactions` could not be included. */
@@ -175,15 +180,23 @@ export class BlockBuilder {
     // The pool applies every head event first: lanes start at the parent's account nonces.
     if (!extras.transactions && this.pool) await this.pool.settled();
     const pending = extras.transactions ? [extras.transactions] : this.pool ? this.pool.pendingLanes() : [];
-    const poolSeq = this.pool?.nextSeq;
+    // Nothing pending: the block is built empty at once (its work is handed out; the producer holds
+    // its seal and builds again when a transaction arrives).
+    const arrivals =
+      this.pool && extras.collect && !extras.transactions && pending.length > 0
+        ? new PoolArrivals(this.pool, extras.collect, () => this.importer.othersQueued)
+        : undefined;
+    let poolSeq = this.pool?.nextSeq;
     const processor = this.importer.processor;
-    const { result, stateWrites } = await this.importer.executeOnParent(parent, async (vm) => {
+    const run = this.importer.executeOnParent(parent, async (vm) => {
       vm.common.setHardforkBy({ blockNumber: number, timestamp });
       await vm.evm.journal.checkpoint();
       try {
         await processor.startBlock(vm, execHeader);
         const limit = this.opts.selectionTimeLimitMs?.(number);
-        const deadline = limit === undefined ? Number.POSITIVE_INFINITY : performance.now() + limit;
+        // Selection time counts from when the block is due (arrivals before that are taken as they come).
+        const start = Math.max(performance.now(), arrivals ? (extras.collect?.due ?? 0) : 0);
+        const deadline = limit === undefined ? Number.POSITIVE_INFINITY : start + limit;
         const out = await this.fill(
           vm,
           common,
@@ -193,6 +206,7 @@ export class BlockBuilder {
           signal,
           extras.transactions !== undefined,
           deadline,
+          arrivals,
         );
         // The reward goes to the engine's fee recipient (the header's coinbase under proof of work).
         await processor.finishBlock(vm, new Block(draft, [], [], execBlock.withdrawals));
@@ -210,6 +224,8 @@ export class BlockBuilder {
         throw err;
       }
     });
+    const { result, stateWrites } = await run.finally(() => arrivals?.close());
+    if (arrivals) poolSeq = arrivals.seqRead;
 
     // One synchronous pass over the encoded transactions (the library trie costs ~0.7 ms per entry).
     await yieldToLoop();
@@ -239,6 +255,7 @@ export class BlockBuilder {
       blockValue: result.blockValue,
       included: result.included,
       poolSeq,
+      waitedMs: arrivals?.waitedMs ?? 0,
     };
   }
 
@@ -252,6 +269,7 @@ export class BlockBuilder {
     signal: AbortSignal | undefined,
     strict = false,
     deadline = Number.POSITIVE_INFINITY,
+    arrivals?: PoolArrivals,
   ) {
     const header = execBlock.header;
 
@@ -275,95 +293,103 @@ export class BlockBuilder {
     let receiptGas = 0n;
     let blobGasUsed = 0n;
 
-    const selection = new TxSelection(pending, baseFee);
+    // Each sender's next nonce after what the block carries: where its later arrivals' lanes start.
+    const nextNonce = new Map<string, bigint>();
+    let lanes: PooledTx[][] | undefined = pending;
     let lastYield = performance.now();
-    for (let entry = selection.peek(); entry; entry = selection.peek()) {
-      if (signal?.aborted) throw new BuildAbortedError();
-      // Out of selection time: the block carries what is in, the rest waits in the pool.
-      if (!strict && performance.now() >= deadline) break;
-      const tx = entry.tx;
-      const tip = effectiveTip(tx, baseFee);
-      if (strict) {
-        // Named transactions: each runs or the build fails with the reason.
+    fill: while (lanes) {
+      const selection = new TxSelection(lanes, baseFee);
+      for (let entry = selection.peek(); entry; entry = selection.peek()) {
+        if (signal?.aborted) throw new BuildAbortedError();
+        // Out of selection time: the block carries what is in, the rest waits in the pool.
+        if (!strict && performance.now() >= deadline) break fill;
+        const tx = entry.tx;
+        const tip = effectiveTip(tx, baseFee);
+        if (strict) {
+          // Named transactions: each runs or the build fails with the reason.
+          let res: Awaited<ReturnType<typeof runTx>>;
+          try {
+            res = await runBlockTx(vm, { tx, block: execBlock, blockGasUsed: receiptGas });
+          } catch (err) {
+            throw new BuildTransactionError(
+              ((err as Error).message.split('\n')[0] ?? 'invalid transaction')
+                .replace(/\s*\(vm hf=.*$/s, '')
+                .replace(/ -> .*$/s, ''),
+            );
+          }
+          selection.accept();
+          gasUsed += res.blockGasSpent;
+          receiptGas += res.totalGasSpent;
+          blobGasUsed += tx instanceof Blob4844Tx ? BigInt(tx.numBlobs()) * blobGasPerBlob : 0n;
+          blockValue += (tip > 0n ? tip : 0n) * res.totalGasSpent;
+          bloom.or(res.bloom);
+          for (const log of res.receipt.logs) logs.push(log as ReceiptLog);
+          txs.push(
+            tx instanceof Blob4844Tx && tx.blobs !== undefined
+              ? createMinimal4844TxFromNetworkWrapper(tx, { common: tx.common })
+              : tx,
+          );
+          included.push(entry);
+          receipts.push(encodeBuiltReceipt(res.receipt as BuiltReceipt, tx.type));
+          senders.push(entry.sender);
+          continue;
+        }
+        if (gasLimit - gasUsed < TX_GAS) break fill;
+        // Local transactions skip the price floors, as Besu gives them priority.
+        if (
+          tip < 0n ||
+          maxFeePerGas(tx) < baseFee ||
+          (!entry.local && (tip < minTip || baseFee + tip < minGasPrice))
+        ) {
+          selection.skipSender();
+          continue;
+        }
+        if (tx.gasLimit > gasLimit - gasUsed) {
+          selection.skipSender();
+          continue;
+        }
+        const txBlobGas = tx instanceof Blob4844Tx ? BigInt(tx.numBlobs()) * blobGasPerBlob : 0n;
+        if (txBlobGas > 0n && blobGasUsed + txBlobGas > maxBlobGas) {
+          selection.skipSender();
+          continue;
+        }
         let res: Awaited<ReturnType<typeof runTx>>;
         try {
           res = await runBlockTx(vm, { tx, block: execBlock, blockGasUsed: receiptGas });
-        } catch (err) {
-          throw new BuildTransactionError(
-            ((err as Error).message.split('\n')[0] ?? 'invalid transaction')
-              .replace(/\s*\(vm hf=.*$/s, '')
-              .replace(/ -> .*$/s, ''),
-          );
+        } catch {
+          // Invalid on this state (nonce, balance, …): it leaves the pool, its sender's later nonces wait.
+          this.pool?.remove(entry.hash);
+          selection.skipSender();
+          continue;
         }
         selection.accept();
-        gasUsed += res.blockGasSpent;
-        receiptGas += res.totalGasSpent;
-        blobGasUsed += tx instanceof Blob4844Tx ? BigInt(tx.numBlobs()) * blobGasPerBlob : 0n;
-        blockValue += (tip > 0n ? tip : 0n) * res.totalGasSpent;
-        bloom.or(res.bloom);
-        for (const log of res.receipt.logs) logs.push(log as ReceiptLog);
-        txs.push(
+        nextNonce.set(entry.senderHex, tx.nonce + 1n);
+        const bare =
           tx instanceof Blob4844Tx && tx.blobs !== undefined
             ? createMinimal4844TxFromNetworkWrapper(tx, { common: tx.common })
-            : tx,
-        );
+            : tx;
+        if (eip8037 && res.txRegularGas !== undefined) {
+          regularGas += res.txRegularGas;
+          stateGas += res.txStateGas ?? 0n;
+          gasUsed = regularGas > stateGas ? regularGas : stateGas;
+        } else gasUsed += res.blockGasSpent;
+        receiptGas += res.totalGasSpent;
+        blobGasUsed += txBlobGas;
+        blockValue += tip * res.totalGasSpent;
         included.push(entry);
-        receipts.push(encodeBuiltReceipt(res.receipt as BuiltReceipt, tx.type));
+        bloom.or(res.bloom);
+        for (const log of res.receipt.logs) logs.push(log as ReceiptLog);
+        const encoded = encodeBuiltReceipt(res.receipt as BuiltReceipt, tx.type);
+        txs.push(bare);
+        receipts.push(encoded);
         senders.push(entry.sender);
-        continue;
+        if (performance.now() - lastYield >= YIELD_AFTER_MS) {
+          await yieldToLoop();
+          lastYield = performance.now();
+        }
       }
-      if (gasLimit - gasUsed < TX_GAS) break;
-      // Local transactions skip the price floors, as Besu gives them priority.
-      if (
-        tip < 0n ||
-        maxFeePerGas(tx) < baseFee ||
-        (!entry.local && (tip < minTip || baseFee + tip < minGasPrice))
-      ) {
-        selection.skipSender();
-        continue;
-      }
-      if (tx.gasLimit > gasLimit - gasUsed) {
-        selection.skipSender();
-        continue;
-      }
-      const txBlobGas = tx instanceof Blob4844Tx ? BigInt(tx.numBlobs()) * blobGasPerBlob : 0n;
-      if (txBlobGas > 0n && blobGasUsed + txBlobGas > maxBlobGas) {
-        selection.skipSender();
-        continue;
-      }
-      let res: Awaited<ReturnType<typeof runTx>>;
-      try {
-        res = await runBlockTx(vm, { tx, block: execBlock, blockGasUsed: receiptGas });
-      } catch {
-        // Invalid on this state (nonce, balance, …): it leaves the pool, its sender's later nonces wait.
-        this.pool?.remove(entry.hash);
-        selection.skipSender();
-        continue;
-      }
-      selection.accept();
-      const bare =
-        tx instanceof Blob4844Tx && tx.blobs !== undefined
-          ? createMinimal4844TxFromNetworkWrapper(tx, { common: tx.common })
-          : tx;
-      if (eip8037 && res.txRegularGas !== undefined) {
-        regularGas += res.txRegularGas;
-        stateGas += res.txStateGas ?? 0n;
-        gasUsed = regularGas > stateGas ? regularGas : stateGas;
-      } else gasUsed += res.blockGasSpent;
-      receiptGas += res.totalGasSpent;
-      blobGasUsed += txBlobGas;
-      blockValue += tip * res.totalGasSpent;
-      included.push(entry);
-      bloom.or(res.bloom);
-      for (const log of res.receipt.logs) logs.push(log as ReceiptLog);
-      const encoded = encodeBuiltReceipt(res.receipt as BuiltReceipt, tx.type);
-      txs.push(bare);
-      receipts.push(encoded);
-      senders.push(entry.sender);
-      if (performance.now() - lastYield >= YIELD_AFTER_MS) {
-        await yieldToLoop();
-        lastYield = performance.now();
-      }
+      lanes = strict ? undefined : await arrivals?.next(nextNonce, signal);
+      if (signal?.aborted) throw new BuildAbortedError();
     }
     await yieldToLoop();
     return {

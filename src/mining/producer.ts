@@ -40,7 +40,18 @@ export interface ProducerOptions {
    * work than that and no intake waits behind it.
    */
   rebuildWhileSealing?: boolean;
+  /**
+   * Build each block at once, up to FILL_AHEAD_MAX_MS before the engine says it is due, and execute the
+   * pool's arrivals into it as they come (builder `collect`, arrivals.ts) instead of executing them
+   * all at once when it is due: intake is not held up by a whole block's execution. The block closes
+   * when it is due and the stream of arrivals has paused, or at most this many milliseconds after
+   * the build started (or when due, if later). Needs `pool`.
+   */
+  collectMs?: number;
 }
+
+/** The longest wait a block is built through (a longer one is slept first, see collectMs). */
+const FILL_AHEAD_MAX_MS = 2000;
 
 /**
  * A block is rebuilt with new arrivals only if building it took at most 1/this of a seal, and at most
@@ -203,22 +214,31 @@ export class BlockProducer {
         await this.sleep(RETRY_MS);
         continue;
       }
-      if (delay > 0) {
-        await this.sleep(delay);
+      const collectMs = this.opts.pool ? this.opts.collectMs : undefined;
+      if (delay > 0 && (collectMs === undefined || delay > FILL_AHEAD_MAX_MS)) {
+        await this.sleep(collectMs === undefined ? delay : delay - FILL_AHEAD_MAX_MS);
         continue;
       }
       const attempt = new AbortController();
       this.attempt = attempt;
       try {
-        const timestamp = this.engine.childTimestamp(parent, this.now());
+        const timestamp = this.engine.childTimestamp(parent, this.now() + delay);
         const t0 = performance.now();
-        const built = await this.builder.build(parent, this.engine, timestamp, attempt.signal);
+        const built = await this.builder.build(
+          parent,
+          this.engine,
+          timestamp,
+          attempt.signal,
+          collectMs === undefined
+            ? {}
+            : { collect: { due: t0 + delay, until: t0 + Math.max(delay, collectMs) } },
+        );
         if (attempt.signal.aborted || !this.running) continue;
         const t1 = performance.now();
         if (built.poolSeq !== undefined)
           this.sealing = {
             txs: built.txCount,
-            buildMs: t1 - t0,
+            buildMs: t1 - t0 - built.waitedMs,
             fromSeq: built.poolSeq,
             attempt,
             counted: false,
@@ -226,11 +246,12 @@ export class BlockProducer {
           };
         this.checkRebuild();
         if (attempt.signal.aborted) continue;
-        // An empty block waits for the engine's empty-block time (a transaction arriving restarts it).
+        // A block without transactions waits for the engine's empty-block time (a transaction arriving
+        // restarts it); a block that closed early (an import waits for the builder's queue) waits too.
         const hold =
           this.opts.pool && built.txCount === 0
             ? (this.engine.nextBlockDelay(parent, this.now(), false) ?? 0)
-            : 0;
+            : (this.engine.nextBlockDelay(parent, this.now()) ?? 0);
         const sealed = await this.engine.seal(built.block, attempt.signal, hold).finally(() => {
           if (this.sealing?.attempt === attempt) this.endSealing();
         });

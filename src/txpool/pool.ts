@@ -293,12 +293,24 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
    */
   pendingLanes(): PooledTx[][] {
     const lanes: PooledTx[][] = [];
-    for (const s of this.bySender.values()) {
-      const lane: PooledTx[] = [];
-      for (let next = s.accountNonce, t = s.byNonce.get(next); t; t = s.byNonce.get(++next)) lane.push(t);
+    for (const sender of this.bySender.keys()) {
+      const lane = this.laneFrom(sender);
       if (lane.length > 0) lanes.push(lane);
     }
     return lanes;
+  }
+
+  /**
+   * The executable transactions of the sender `senderHex` (lower-case hex) from nonce `from` on (its
+   * account nonce when absent), in nonce order, up to the first gap.
+   */
+  laneFrom(senderHex: string, from?: bigint): PooledTx[] {
+    const lane: PooledTx[] = [];
+    const s = this.bySender.get(senderHex);
+    if (!s) return lane;
+    for (let next = from ?? s.accountNonce, t = s.byNonce.get(next); t; t = s.byNonce.get(++next))
+      lane.push(t);
+    return lane;
   }
 
   /** The next nonce for `sender` counting its executable pool transactions; undefined if it has none. */

@@ -103,6 +103,7 @@ export class EthashConsensus implements ConsensusEngine {
       isSyncing: ctx.isSyncing,
       pool: ctx.pool,
       rebuildWhileSealing: true,
+      collectMs: 1000,
     });
     const miner = new MiningService(producer, sealer, settings, ctx.pool);
     return {

@@ -1,0 +1,106 @@
+/**
+ * Transactions reaching the pool while a block is built: the builder executes what is pending, then
+ * each batch of arrivals as it comes, instead of waiting and then executing everything at once while
+ * the requests arriving meanwhile wait. The block closes once the stream of arrivals pauses (no
+ * transaction for QUIET_MS) after it is due, or at the end of its collection window: intake is not
+ * held up by a whole block's execution.
+ */
+import type { PooledTx, TxPool } from '../txpool/pool.js';
+
+/** How often a builder waiting for arrivals checks whether other importer work waits behind it. */
+const CHECK_MS = 20;
+/** No transaction for this long once the block is due: the stream paused, the block closes. */
+const QUIET_MS = 25;
+
+/** When a block collecting arrivals closes (performance.now() times). */
+export interface CollectWindow {
+  /** Not before this (the engine's earliest time for the block). */
+  due: number;
+  /** At this time at the latest (not before `due`). */
+  until: number;
+}
+
+export class PoolArrivals {
+  private entries: PooledTx[] = [];
+  private wake: (() => void) | undefined;
+  private lastArrival = performance.now();
+  /** The pool's next sequence number when arrivals were last handed out. */
+  seqRead: number;
+  /** Milliseconds spent waiting for arrivals (the rest of a build's time is work). */
+  waitedMs = 0;
+  private readonly onAdded = (entry: PooledTx) => {
+    this.entries.push(entry);
+    this.lastArrival = performance.now();
+    this.wake?.();
+  };
+
+  /**
+   * Collects from now on. `giveWay` says when other work waits for the builder's queue (the block then
+   * closes as soon as it is due: an import goes first).
+   */
+  constructor(
+    private readonly pool: Pick<TxPool, 'on' | 'off' | 'laneFrom' | 'nextSeq'>,
+    private readonly window: CollectWindow,
+    private readonly giveWay: () => boolean,
+  ) {
+    this.seqRead = pool.nextSeq;
+    pool.on('added', this.onAdded);
+  }
+
+  close(): void {
+    this.pool.off('added', this.onAdded);
+    this.wake?.();
+  }
+
+  /**
+   * The sender lanes of the next arrivals, each from its sender's next nonce after what the block
+   * carries (`nextNonce`; the account nonce for a sender it does not carry): waits for arrivals, and
+   * answers undefined when the block closes or `signal` aborted.
+   */
+  async next(
+    nextNonce: ReadonlyMap<string, bigint>,
+    signal?: AbortSignal,
+  ): Promise<PooledTx[][] | undefined> {
+    const { due, until } = this.window;
+    for (;;) {
+      const now = performance.now();
+      if (signal?.aborted || now >= until) return undefined;
+      if (now >= due && (this.giveWay() || now - this.lastArrival >= QUIET_MS)) return undefined;
+      if (this.entries.length > 0) {
+        // Requests that reached the socket meanwhile are taken in first (their senders are recovered
+        // on another thread while this batch runs).
+        await new Promise<void>((r) => setImmediate(r));
+        break;
+      }
+      const wait = now < due ? due - now : this.lastArrival + QUIET_MS - now;
+      await this.sleep(Math.min(wait, until - now, CHECK_MS), signal);
+      this.waitedMs += performance.now() - now;
+    }
+    const arrived = this.entries;
+    this.entries = [];
+    this.seqRead = this.pool.nextSeq;
+    const lanes: PooledTx[][] = [];
+    const seen = new Set<string>();
+    for (const entry of arrived) {
+      if (seen.has(entry.senderHex)) continue;
+      seen.add(entry.senderHex);
+      const lane = this.pool.laneFrom(entry.senderHex, nextNonce.get(entry.senderHex));
+      if (lane.length > 0) lanes.push(lane);
+    }
+    return lanes;
+  }
+
+  private sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(ms, 0));
+      this.wake = done;
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The producer's collection window (`collectMs`, proof of work's setting): a block with transactions to
+ * carry takes in the pool's arrivals as they come, executing each batch at once, until the stream
+ * pauses once the block is due, or until its window ends; never before the engine says it is due.
+ * Over a real chain, pool, builder and importer; the seal is recorded and then done by the test
+ * chain's Clique key (a proof-of-work search ends by luck).
+ */
+import type { Block } from '@ethereumjs/block';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BlockBuilder } from '../../src/mining/builder.js';
+import type { SealingEngine } from '../../src/mining/engine.js';
+import { BlockProducer } from '../../src/mining/producer.js';
+import {
+  type CliqueTestChain,
+  cliqueGenesis,
+  fundedTransfer,
+  openCliqueChain,
+  testKey,
+} from '../clique/helpers.js';
+import { until } from '../helpers/poll.js';
+
+const SIGNER = testKey('a');
+
+const opened: CliqueTestChain[] = [];
+const producers: BlockProducer[] = [];
+afterEach(async () => {
+  for (const p of producers.splice(0)) await p.stop();
+  for (const c of opened.splice(0)) await c.close();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A producer collecting for `collectMs`; `delayMs` is how long until the first block is due. */
+async function setUp(collectMs: number, delayMs = 0) {
+  const c = await openCliqueChain(cliqueGenesis([SIGNER.address]));
+  opened.push(c);
+  const pool = c.services.txPool;
+  if (!pool) throw new Error('no pool');
+  const clique = c.clique.engine(SIGNER.key, new Uint8Array());
+  /** Every block handed to the seal, with the time it was. */
+  const sealed: Array<{ block: Block; at: number }> = [];
+  const started = performance.now();
+  const engine: SealingEngine = {
+    name: 'recorded',
+    childHeaderFields: (parent, timestamp) => clique.childHeaderFields(parent, timestamp),
+    childTimestamp: (parent) => parent.timestamp + 1n,
+    // An empty block is due five seconds later (the producer holds its seal that long).
+    nextBlockDelay: (parent, _now, hasPending = true) =>
+      !hasPending ? 5_000 : parent.number === 0n ? Math.max(0, started + delayMs - performance.now()) : 0,
+    executionHeader: clique.executionHeader?.bind(clique),
+    seal: async (block, signal, holdMs = 0) => {
+      if (holdMs > 0) {
+        await new Promise((resolve) => {
+          const timer = setTimeout(resolve, holdMs);
+          const abort = () => {
+            clearTimeout(timer);
+            resolve(undefined);
+          };
+          signal.addEventListener('abort', abort, { once: true });
+        });
+        if (signal.aborted) return undefined;
+      }
+      sealed.push({ block, at: performance.now() });
+      return clique.seal(block, signal);
+    },
+  };
+  const builder = new BlockBuilder(c.chain, c.importer, pool, {
+    minGasPrice: () => 0n,
+    minPriorityFee: () => 0n,
+    targetGasLimit: () => undefined,
+  });
+  const log = { info() {}, warn() {} };
+  const producer = new BlockProducer(c.chain, c.importer, builder, engine, log, { pool, collectMs });
+  producers.push(producer);
+  return { c, pool, producer, sealed, started };
+}
+
+describe('collecting arrivals into the block being built', () => {
+  it('takes in a stream of arrivals and closes once it pauses', async () => {
+    const { c, pool, producer, sealed } = await setUp(5_000);
+    for (let n = 0; n < 2; n++) await pool.add(fundedTransfer(c, n), true);
+    producer.start();
+    // Six more, 8 ms apart (closer than the pause that closes a due block).
+    for (let n = 2; n < 8; n++) {
+      await sleep(8);
+      await pool.add(fundedTransfer(c, n), true);
+    }
+    await until(() => c.chain.headHeader().number === 1n, 10_000, 'block 1 to be stored');
+    // One block, built once, with all eight: the arrivals ran into it as they came.
+    expect(sealed).toHaveLength(1);
+    expect(sealed[0]?.block.transactions.length).toBe(8);
+    expect(c.chain.getBlock(c.chain.head().hash)?.transactions.length).toBe(8);
+    expect(pool.size).toBe(0);
+  });
+
+  it('closes at the end of its window while the stream goes on', async () => {
+    const { c, pool, producer, sealed, started } = await setUp(150);
+    await pool.add(fundedTransfer(c, 0), true);
+    producer.start();
+    let n = 1;
+    while (performance.now() - started < 600) {
+      await sleep(5);
+      await pool.add(fundedTransfer(c, n++), true);
+    }
+    await until(() => pool.size === 0, 10_000, 'the pool to empty');
+    // The first block went out about 150 ms in, while transactions still arrived; nothing was lost.
+    const first = sealed[0];
+    expect(first).toBeDefined();
+    expect((first?.at ?? 0) - started).toBeLessThan(450);
+    // It carries what arrived within its window (about one every 5 ms), not only the first one.
+    expect(first?.block.transactions.length).toBeGreaterThan(5);
+    expect(first?.block.transactions.length).toBeLessThan(n);
+    expect(sealed.length).toBeGreaterThan(1);
+    let mined = 0;
+    for (let b = 1n; b <= c.chain.headHeader().number; b++)
+      mined += c.chain.getBlock(c.chain.canonicalHash(b) as Uint8Array)?.transactions.length ?? 0;
+    expect(mined).toBe(n);
+  });
+
+  it('does not close before the block is due, taking in what arrives meanwhile', async () => {
+    const { c, pool, producer, sealed, started } = await setUp(50, 300);
+    await pool.add(fundedTransfer(c, 0), true);
+    producer.start();
+    await sleep(100);
+    await pool.add(fundedTransfer(c, 1), true);
+    await until(() => c.chain.headHeader().number === 1n, 10_000, 'block 1 to be stored');
+    // Sealed once, when due (not after the 50 ms window), with both transactions.
+    expect(sealed).toHaveLength(1);
+    expect((sealed[0]?.at ?? 0) - started).toBeGreaterThanOrEqual(295);
+    expect(sealed[0]?.block.transactions.length).toBe(2);
+  });
+});
