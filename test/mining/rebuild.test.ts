@@ -6,34 +6,16 @@
  */
 import type { Block } from '@ethereumjs/block';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BlockBuilder } from '../../src/mining/builder.js';
 import type { SealingEngine } from '../../src/mining/engine.js';
-import { BlockProducer } from '../../src/mining/producer.js';
-import {
-  type CliqueTestChain,
-  cliqueGenesis,
-  fundedTransfer,
-  openCliqueChain,
-  testKey,
-} from '../clique/helpers.js';
+import { fundedTransfer } from '../clique/helpers.js';
 import { until } from '../helpers/poll.js';
+import { closeProducers, openProducerChain } from './producerHelpers.js';
 
-const SIGNER = testKey('a');
-
-const opened: CliqueTestChain[] = [];
-const producers: BlockProducer[] = [];
-afterEach(async () => {
-  for (const p of producers.splice(0)) await p.stop();
-  for (const c of opened.splice(0)) await c.close();
-});
+afterEach(closeProducers);
 
 describe('rebuilding the block being sealed', () => {
   it('rebuilds with the arrivals once the stream pauses, and seals that block', async () => {
-    const c = await openCliqueChain(cliqueGenesis([SIGNER.address]));
-    opened.push(c);
-    const pool = c.services.txPool;
-    if (!pool) throw new Error('no pool');
-    const clique = c.clique.engine(SIGNER.key, new Uint8Array());
+    const { c, pool, clique, producer: produce } = await openProducerChain();
     /** Every block handed to the seal, and the release of the one being sealed now. */
     const sealing: Block[] = [];
     let release: (() => void) | undefined;
@@ -54,17 +36,7 @@ describe('rebuilding the block being sealed', () => {
           };
         }),
     };
-    const builder = new BlockBuilder(c.chain, c.importer, pool, {
-      minGasPrice: () => 0n,
-      minPriorityFee: () => 0n,
-      targetGasLimit: () => undefined,
-    });
-    const log = { info() {}, warn() {} };
-    const producer = new BlockProducer(c.chain, c.importer, builder, engine, log, {
-      pool,
-      rebuildWhileSealing: true,
-    });
-    producers.push(producer);
+    const producer = produce(engine, { rebuildWhileSealing: true });
 
     // Four transactions in the pool, then production starts: the first block carries them.
     for (let n = 0; n < 4; n++) await pool.add(fundedTransfer(c, n), true);
