@@ -10,7 +10,7 @@ import type { PooledTx, TxPool } from '../txpool/pool.js';
 /** How often a builder waiting for arrivals checks whether other importer work waits behind it. */
 const CHECK_MS = 20;
 /** No transaction for this long once the block is due: the stream paused, the block closes. */
-const QUIET_MS = 25;
+export const QUIET_MS = 25;
 
 /** When a block collecting arrivals closes (performance.now() times). */
 export interface CollectWindow {
@@ -18,6 +18,8 @@ export interface CollectWindow {
   due: number;
   /** At this time at the latest (not before `due`). */
   until: number;
+  /** Milliseconds without an arrival that close a due block (QUIET_MS when absent). */
+  quietMs?: number;
 }
 
 export class PoolArrivals {
@@ -61,18 +63,18 @@ export class PoolArrivals {
     nextNonce: ReadonlyMap<string, bigint>,
     signal?: AbortSignal,
   ): Promise<PooledTx[][] | undefined> {
-    const { due, until } = this.window;
+    const { due, until, quietMs = QUIET_MS } = this.window;
     for (;;) {
       const now = performance.now();
       if (signal?.aborted || now >= until) return undefined;
-      if (now >= due && (this.giveWay() || now - this.lastArrival >= QUIET_MS)) return undefined;
+      if (now >= due && (this.giveWay() || now - this.lastArrival >= quietMs)) return undefined;
       if (this.entries.length > 0) {
         // Requests that reached the socket meanwhile are taken in first (their senders are recovered
         // on another thread while this batch runs).
         await new Promise<void>((r) => setImmediate(r));
         break;
       }
-      const wait = now < due ? due - now : this.lastArrival + QUIET_MS - now;
+      const wait = now < due ? due - now : this.lastArrival + quietMs - now;
       await this.sleep(Math.min(wait, until - now, CHECK_MS), signal);
       this.waitedMs += performance.now() - now;
     }

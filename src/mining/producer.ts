@@ -48,6 +48,8 @@ export interface ProducerOptions {
    * the build started (or when due, if later). Needs `pool`.
    */
   collectMs?: number;
+  /** Milliseconds without an arrival that close a due block while collecting (25 when absent). */
+  collectQuietMs?: number;
 }
 
 /** The longest wait a block is built through (a longer one is slept first, see collectMs). */
@@ -231,7 +233,13 @@ export class BlockProducer {
           attempt.signal,
           collectMs === undefined
             ? {}
-            : { collect: { due: t0 + delay, until: t0 + Math.max(delay, collectMs) } },
+            : {
+                collect: {
+                  due: t0 + delay,
+                  until: t0 + Math.max(delay, collectMs),
+                  quietMs: this.opts.collectQuietMs,
+                },
+              },
         );
         if (attempt.signal.aborted || !this.running) continue;
         const t1 = performance.now();
