@@ -38,7 +38,7 @@ export class PoolArrivals {
 
   /**
    * Collects from now on. `giveWay` says when other work waits for the builder's queue (the block then
-   * closes as soon as it is due: an import goes first).
+   * closes at once: an import goes first).
    */
   constructor(
     private readonly pool: Pick<TxPool, 'on' | 'off' | 'laneFrom' | 'nextSeq'>,
@@ -66,8 +66,10 @@ export class PoolArrivals {
     const { due, until, quietMs = QUIET_MS } = this.window;
     for (;;) {
       const now = performance.now();
-      if (signal?.aborted || now >= until) return undefined;
-      if (now >= due && (this.giveWay() || now - this.lastArrival >= quietMs)) return undefined;
+      // Other work waiting for the builder's queue (an import) goes first: the block closes at once
+      // (the producer holds its seal until it is due).
+      if (signal?.aborted || now >= until || this.giveWay()) return undefined;
+      if (now >= due && now - this.lastArrival >= quietMs) return undefined;
       if (this.entries.length > 0) {
         // Requests that reached the socket meanwhile are taken in first (their senders are recovered
         // on another thread while this batch runs).

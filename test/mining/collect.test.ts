@@ -102,6 +102,21 @@ describe('collecting arrivals into the block being built', () => {
     expect(minedCount(c)).toBe(n);
   });
 
+  it('closes at once when other work waits for the importer, and is still sealed only when due', async () => {
+    const { c, pool, producer, sealed, started } = await setUp(50, 1_500);
+    await pool.add(fundedTransfer(c, 0), true);
+    producer.start();
+    await sleep(100);
+    // Work queued behind the builder (here a fork-choice update of the head it has) runs long before
+    // the block is due, instead of waiting for it.
+    const queued = performance.now();
+    await c.importer.setForkchoice(c.chain.head().hash);
+    expect(performance.now() - queued).toBeLessThan(1_000);
+    await until(() => c.chain.headHeader().number === 1n, 10_000, 'block 1 to be stored');
+    expect(sealed[0]?.block.transactions.length).toBe(1);
+    expect((sealed.at(-1)?.at ?? 0) - started).toBeGreaterThanOrEqual(1_495);
+  });
+
   it('does not close before the block is due, taking in what arrives meanwhile', async () => {
     const { c, pool, producer, sealed, started } = await setUp(50, 300);
     await pool.add(fundedTransfer(c, 0), true);
