@@ -17,8 +17,15 @@
 
 import type { EVM, EVMResult } from '@ethereumjs/evm';
 import { getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx';
-import { Account, Address, bytesToHex, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util';
+import {
+  Account,
+  type Address,
+  createAddressFromString,
+  equalsBytes,
+  KECCAK256_NULL,
+} from '@ethereumjs/util';
 import { Bloom, type RunTxOpts, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
+import { addressKey, bytesToHexKey } from '../../state/trieStore.js';
 import { type FastExecutionStats, fastExecutionOf } from './blockCall.js';
 
 interface TxJournal {
@@ -108,6 +115,7 @@ async function prepare(vm: VM, tx: TypedTransaction, block: Block): Promise<Prep
 
 type Block = NonNullable<RunTxOpts['block']>;
 
+/** The transaction's effects, in the journal steps and order of the library's `runTx`. */
 async function execute(
   vm: VM,
   tx: TypedTransaction,
@@ -117,23 +125,114 @@ async function execute(
 ): Promise<RunTxResult> {
   const evm = vm.evm as EVM;
   const journal = evm.journal as unknown as TxJournal;
-  const state = vm.stateManager as unknown as {
-    originalStorageCache: { clear(): void };
-  } & VM['stateManager'];
+  const state = vm.stateManager as VM['stateManager'] & { originalStorageCache: { clear(): void } };
+  const common = vm.common;
+  const { caller, from, intrinsicGas, floorGas, gasPrice, inclusionFeePerGas } = p;
+  const coinbase = block.header.coinbase;
   await journal.cleanup();
   await journal.checkpoint();
   try {
+    // The warm set: the access list, the precompiles, sender, recipient and (EIP-3651) coinbase.
     if (tx.type !== 0) {
       for (const [addressBytes, slots] of (tx as unknown as { accessList: [Uint8Array, Uint8Array[]][] })
         .accessList) {
-        const address = bytesToHex(addressBytes).slice(2);
+        const address = bytesToHexKey(addressBytes);
         journal.addAlwaysWarmAddress(address, true);
-        for (const slot of slots) journal.addAlwaysWarmSlot(address, bytesToHex(slot).slice(2), true);
+        for (const slot of slots) journal.addAlwaysWarmSlot(address, bytesToHexKey(slot), true);
       }
     }
-    const result = await run(vm, evm, journal, state, tx, block, blockGasUsed, p);
+    for (const address of evm.precompiles.keys()) journal.addAlwaysWarmAddress(address);
+    journal.addAlwaysWarmAddress(addressKey(caller));
+    if (tx.to !== undefined) journal.addAlwaysWarmAddress(addressKey(tx.to));
+    if (common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(addressKey(coinbase));
+
+    // The up-front charge and the nonce.
+    const txCost = tx.gasLimit * gasPrice;
+    from.balance -= txCost;
+    from.nonce += 1n;
+    await journal.putAccount(caller, from);
+
+    await journal.checkpoint();
+    let results: EVMResult;
+    try {
+      results = await evm.runCall({
+        block,
+        gasPrice,
+        caller,
+        gasLimit: tx.gasLimit - intrinsicGas,
+        to: tx.to,
+        value: tx.value,
+        data: tx.data,
+        skipNonceIncrement: true,
+      });
+    } catch (err) {
+      await journal.revert();
+      throw err;
+    }
     await journal.commit();
-    return result;
+
+    const exec = results.execResult;
+    let totalGasSpent = exec.executionGasUsed + intrinsicGas;
+    let gasRefund = exec.gasRefund ?? 0n;
+    if (gasRefund !== 0n) {
+      const maxRefund = totalGasSpent / common.param('maxRefundQuotient');
+      if (gasRefund > maxRefund) gasRefund = maxRefund;
+      totalGasSpent -= gasRefund;
+    }
+    let reportedRefund = exec.gasRefund ?? 0n;
+    if (totalGasSpent < floorGas) {
+      reportedRefund = 0n;
+      totalGasSpent = floorGas;
+    }
+
+    // What the up-front charge took beyond the gas spent goes back.
+    const sender = (await state.getAccount(caller)) ?? new Account();
+    sender.balance += txCost - totalGasSpent * gasPrice;
+    await journal.putAccount(caller, sender);
+
+    // The coinbase earns the tip (and is touched without one: EIP-161 removes it if it stays empty).
+    const minerValue = totalGasSpent * inclusionFeePerGas;
+    const miner = (await state.getAccount(coinbase)) ?? new Account();
+    miner.balance += minerValue;
+    await journal.putAccount(coinbase, miner);
+
+    const destructed = exec.selfdestruct;
+    if (destructed !== undefined && destructed.size > 0) {
+      const onlyCreated = common.isActivatedEIP(6780);
+      for (const key of [...destructed.keys()].sort((a, b) => a.localeCompare(b))) {
+        const address = createAddressFromString(key);
+        if (onlyCreated && !exec.createdAddresses?.has(address.toString())) continue;
+        await journal.deleteAccount(address);
+      }
+    }
+
+    const logs = exec.logs ?? [];
+    let bloom = NO_LOGS_BLOOM;
+    if (logs.length > 0) {
+      bloom = new Bloom(undefined, common);
+      for (const log of logs) {
+        bloom.add(log[0]);
+        for (const topic of log[1]) bloom.add(topic);
+      }
+    }
+    await journal.cleanup();
+    state.originalStorageCache.clear();
+
+    const out = results as RunTxResult;
+    out.totalGasSpent = totalGasSpent;
+    out.blockGasSpent = totalGasSpent;
+    out.gasRefund = reportedRefund;
+    out.amountSpent = totalGasSpent * gasPrice;
+    out.minerValue = minerValue;
+    out.bloom = bloom;
+    out.receipt = {
+      status: exec.exceptionError !== undefined ? 0 : 1,
+      cumulativeBlockGasUsed: blockGasUsed + totalGasSpent,
+      bitvector: bloom.bitvector,
+      logs,
+    };
+    await journal.commit();
+    return out;
   } catch (err) {
     await journal.revert();
     throw err;
@@ -141,114 +240,4 @@ async function execute(
     journal.cleanJournal();
     state.originalStorageCache.clear();
   }
-}
-
-async function run(
-  vm: VM,
-  evm: EVM,
-  journal: TxJournal,
-  state: { originalStorageCache: { clear(): void } } & VM['stateManager'],
-  tx: TypedTransaction,
-  block: Block,
-  blockGasUsed: bigint,
-  p: Prepared,
-): Promise<RunTxResult> {
-  const common = vm.common;
-  const { caller, from, intrinsicGas, floorGas, gasPrice, inclusionFeePerGas } = p;
-  for (const address of evm.precompiles.keys()) journal.addAlwaysWarmAddress(address);
-  journal.addAlwaysWarmAddress(caller.toString());
-  if (tx.to !== undefined) journal.addAlwaysWarmAddress(bytesToHex(tx.to.bytes).slice(2));
-  const coinbase = block.header.coinbase;
-  if (common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(bytesToHex(coinbase.bytes).slice(2));
-
-  // The up-front charge and the nonce.
-  const txCost = tx.gasLimit * gasPrice;
-  from.balance -= txCost;
-  from.nonce += 1n;
-  await journal.putAccount(caller, from);
-
-  await journal.checkpoint();
-  let results: EVMResult;
-  try {
-    results = await evm.runCall({
-      block,
-      gasPrice,
-      caller,
-      gasLimit: tx.gasLimit - intrinsicGas,
-      to: tx.to,
-      value: tx.value,
-      data: tx.data,
-      skipNonceIncrement: true,
-    });
-  } catch (err) {
-    await journal.revert();
-    throw err;
-  }
-  await journal.commit();
-
-  const exec = results.execResult;
-  let totalGasSpent = exec.executionGasUsed + intrinsicGas;
-  let gasRefund = exec.gasRefund ?? 0n;
-  if (gasRefund !== 0n) {
-    const maxRefund = totalGasSpent / common.param('maxRefundQuotient');
-    if (gasRefund > maxRefund) gasRefund = maxRefund;
-    totalGasSpent -= gasRefund;
-  }
-  let reportedRefund = exec.gasRefund ?? 0n;
-  if (totalGasSpent < floorGas) {
-    reportedRefund = 0n;
-    totalGasSpent = floorGas;
-  }
-
-  // What the up-front charge took beyond the gas spent goes back.
-  const sender = (await state.getAccount(caller)) ?? new Account();
-  sender.balance += txCost - totalGasSpent * gasPrice;
-  await journal.putAccount(caller, sender);
-
-  // The coinbase earns the tip (and is touched without one: EIP-161 removes it if it stays empty).
-  const minerValue = totalGasSpent * inclusionFeePerGas;
-  const miner = (await state.getAccount(coinbase)) ?? new Account();
-  miner.balance += minerValue;
-  await journal.putAccount(coinbase, miner);
-
-  const destructed = exec.selfdestruct;
-  if (destructed !== undefined && destructed.size > 0) {
-    const onlyCreated = common.isActivatedEIP(6780);
-    for (const key of [...destructed.keys()].sort((a, b) => a.localeCompare(b))) {
-      const address = new Address(hexBytes(key));
-      if (onlyCreated && !exec.createdAddresses?.has(address.toString())) continue;
-      await journal.deleteAccount(address);
-    }
-  }
-
-  const logs = exec.logs ?? [];
-  let bloom = NO_LOGS_BLOOM;
-  if (logs.length > 0) {
-    bloom = new Bloom(undefined, common);
-    for (const log of logs) {
-      bloom.add(log[0]);
-      for (const topic of log[1]) bloom.add(topic);
-    }
-  }
-  await journal.cleanup();
-  state.originalStorageCache.clear();
-
-  const out = results as RunTxResult;
-  out.totalGasSpent = totalGasSpent;
-  out.blockGasSpent = totalGasSpent;
-  out.gasRefund = reportedRefund;
-  out.amountSpent = totalGasSpent * gasPrice;
-  out.minerValue = minerValue;
-  out.bloom = bloom;
-  out.receipt = {
-    status: exec.exceptionError !== undefined ? 0 : 1,
-    cumulativeBlockGasUsed: blockGasUsed + totalGasSpent,
-    bitvector: bloom.bitvector,
-    logs,
-  };
-  return out;
-}
-
-function hexBytes(hex: string): Uint8Array {
-  return Uint8Array.from(Buffer.from(hex.startsWith('0x') ? hex.slice(2) : hex, 'hex'));
 }
