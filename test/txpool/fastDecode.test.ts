@@ -74,26 +74,19 @@ function nodeCommon(chainId: number, forks: Record<string, unknown>): Common {
   return shareCommon(common);
 }
 
+/** Every fork to Prague active from genesis (merged, blob schedules). */
+const PRAGUE_AT_GENESIS = {
+  ...LONDON_AT_GENESIS,
+  terminalTotalDifficulty: 0,
+  shanghaiTime: 0,
+  cancunTime: 0,
+  pragueTime: 0,
+  blobSchedule: BLOBS,
+};
+
 const CHAINS = {
-  prague: () =>
-    nodeCommon(1337, {
-      ...LONDON_AT_GENESIS,
-      terminalTotalDifficulty: 0,
-      shanghaiTime: 0,
-      cancunTime: 0,
-      pragueTime: 0,
-      blobSchedule: BLOBS,
-    }),
-  osaka: () =>
-    nodeCommon(1337, {
-      ...LONDON_AT_GENESIS,
-      terminalTotalDifficulty: 0,
-      shanghaiTime: 0,
-      cancunTime: 0,
-      pragueTime: 0,
-      osakaTime: 0,
-      blobSchedule: BLOBS,
-    }),
+  prague: () => nodeCommon(1337, PRAGUE_AT_GENESIS),
+  osaka: () => nodeCommon(1337, { ...PRAGUE_AT_GENESIS, osakaTime: 0 }),
   london: () => nodeCommon(1, LONDON_AT_GENESIS),
   berlin: () => nodeCommon(7, { ...LONDON_AT_GENESIS, londonBlock: undefined }),
   homestead: () => nodeCommon(5, { homesteadBlock: 0 }),
