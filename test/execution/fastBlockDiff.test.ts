@@ -49,6 +49,8 @@ const COINBASE = '0x000000000000000000000000000000000000c0fe';
 /** An account with balance and no code, and one with code that only stops. */
 const FUNDED = '0x00000000000000000000000000000000000f00d0';
 const STOPPER = '0x00000000000000000000000000000000000057a9';
+/** An EIP-7702 delegated account (its code points at STOPPER): the interpreter leaves calls to it. */
+const DELEGATED = '0x0000000000000000000000000000000000de1e9a';
 const TXS = 90;
 
 function prng(seed: number): () => number {
@@ -329,6 +331,7 @@ function genesisFor(config: object): object {
       [SENDER.toString()]: { balance: '0x33b2e3c9fd0803ce8000000' },
       [FUNDED]: { balance: '0x1000' },
       [STOPPER]: { balance: '0x0', code: '0x00' },
+      [DELEGATED]: { balance: '0x0', code: `0xef0100${STOPPER.slice(2)}` },
     },
   };
 }
@@ -349,20 +352,18 @@ describe('block execution on the call interpreter against the EVM library', () =
     }
   });
 
+  const prague = {
+    ...CANCUN_AT_GENESIS,
+    pragueTime: 0,
+    blobSchedule: {
+      ...(CANCUN_AT_GENESIS as { blobSchedule: object }).blobSchedule,
+      prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
+    },
+  };
   const forks: Array<[Hardfork, object]> = [
     [Hardfork.London, LONDON_AT_GENESIS],
     [Hardfork.Cancun, CANCUN_AT_GENESIS],
-    [
-      Hardfork.Prague,
-      {
-        ...CANCUN_AT_GENESIS,
-        pragueTime: 0,
-        blobSchedule: {
-          ...(CANCUN_AT_GENESIS as { blobSchedule: object }).blobSchedule,
-          prague: { target: 6, max: 9, baseFeeUpdateFraction: 5007716 },
-        },
-      },
-    ],
+    [Hardfork.Prague, prague],
   ];
   for (const [hardfork, config] of forks) {
     it(`gives the library's receipts and state root for ${TXS} generated transactions at ${hardfork}`, async () => {
@@ -467,5 +468,30 @@ describe('block execution on the call interpreter against the EVM library', () =
     const ok = await execute(node, [tx(0n)]);
     expect(ok.statuses).toEqual([1]);
     expect(stats?.ownTxs).toBe(1);
+  });
+
+  it('runs a transaction whose message the interpreter leaves on the library, from its start', async () => {
+    const genesis = genesisFor(prague);
+    const fast = await openNode(genesis, true);
+    const library = await openNode(genesis, false);
+    nodes.push(fast, library);
+    const common = fast.chain.common;
+    const tx = (nonce: bigint, to: string, value: bigint) =>
+      createFeeMarket1559Tx(
+        { nonce, gasLimit: 100_000n, maxFeePerGas: 1000n, maxPriorityFeePerGas: 2n, to, value, chainId: 1337n },
+        { common },
+      ).sign(KEY);
+    // Between two transactions of its own, the runner meets delegated code in the second's message.
+    const txs = [tx(0n, FUNDED, 5n), tx(1n, DELEGATED, 7n), tx(2n, FUNDED, 11n)];
+    const a = await execute(fast, txs);
+    const b = await execute(library, txs);
+    expect(a.statuses).toEqual([1, 1, 1]);
+    expect(a.receipts).toEqual(b.receipts);
+    // The runner wrote nothing of its attempt: the state root is the library's.
+    expect(a.root).toBe(b.root);
+    const stats = fast.importer.processor.interpreterStats;
+    expect(stats?.ownTxs).toBe(2);
+    expect(stats?.libraryTxs).toBe(1);
+    expect(stats?.reasons.get('delegated code')).toBeGreaterThan(0);
   });
 });

@@ -16,7 +16,7 @@
  * written, and the message runs on the library's EVM from its start, as if the interpreter had never
  * been asked.
  */
-import { type Common, ConsensusAlgorithm } from '@ethereumjs/common';
+import { ConsensusAlgorithm } from '@ethereumjs/common';
 import { type EVM, EVMError, type EVMResult, type EVMRunCallOpts, type Log } from '@ethereumjs/evm';
 import {
   Account,
@@ -47,6 +47,8 @@ interface Listened {
 
 /** The block state the interpreter runs on: synchronous reads, the state manager's writes. */
 export interface FastBlockState extends WorldBase {
+  putAccount(address: Address, account: Account | undefined): Promise<void>;
+  deleteAccount(address: Address): Promise<void>;
   putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void>;
   putCode(address: Address, code: Uint8Array): Promise<void>;
   clearStorage(address: Address): Promise<void>;
@@ -79,18 +81,10 @@ const EMPTY = new Uint8Array(0);
 const MAX_BALANCE = (1n << 256n) - 1n;
 
 /** The options and counters of the EVMs the interpreter is installed on. */
-const installed = new WeakMap<EVM, { opts: FastExecutionOptions; stats: FastExecutionStats }>();
-
-/**
- * The counters of `evm` when it runs transaction messages on the interpreter now (installed here and
- * enabled); undefined otherwise.
- */
-export function fastExecutionOf(evm: EVM): FastExecutionStats | undefined {
-  const entry = installed.get(evm);
-  if (entry === undefined) return undefined;
-  const { opts, stats } = entry;
-  return opts.enabled === undefined || opts.enabled() ? stats : undefined;
-}
+const installed = new WeakMap<
+  EVM,
+  { opts: FastExecutionOptions; stats: FastExecutionStats; rulesByFork: Map<string, ForkRules | null> }
+>();
 
 /**
  * Routes `vm.evm`'s top-level `runCall` (the transaction's message) through the interpreter where
@@ -98,18 +92,8 @@ export function fastExecutionOf(evm: EVM): FastExecutionStats | undefined {
  */
 export function installFastExecution(evm: EVM, opts: FastExecutionOptions): FastExecutionStats {
   const stats: FastExecutionStats = { fast: 0, fallback: 0, reasons: new Map(), ownTxs: 0, libraryTxs: 0 };
-  installed.set(evm, { opts, stats });
+  installed.set(evm, { opts, stats, rulesByFork: new Map() });
   const library = evm.runCall.bind(evm);
-  const rulesByFork = new Map<string, ForkRules | null>();
-  const rulesOf = (common: Common): ForkRules | undefined => {
-    const fork = common.hardfork();
-    let rules = rulesByFork.get(fork);
-    if (rules === undefined) {
-      rules = forkRules(common) ?? null;
-      rulesByFork.set(fork, rules);
-    }
-    return rules ?? undefined;
-  };
   const fallback = (reason: string, callOpts: EVMRunCallOpts): Promise<EVMResult> => {
     stats.fallback++;
     stats.reasons.set(reason, (stats.reasons.get(reason) ?? 0) + 1);
@@ -119,15 +103,8 @@ export function installFastExecution(evm: EVM, opts: FastExecutionOptions): Fast
   evm.runCall = async (callOpts: EVMRunCallOpts): Promise<EVMResult> => {
     // Inner messages of a library run, and anything not shaped as a transaction's message.
     if (callOpts.message !== undefined || (callOpts.depth ?? 0) !== 0) return library(callOpts);
-    if (opts.enabled !== undefined && !opts.enabled()) return library(callOpts);
-    const events = evm.events as unknown as Listened | undefined;
-    if (events !== undefined && TRACED_EVENTS.some((e) => events.listenerCount(e) > 0)) {
-      return library(callOpts);
-    }
-    const common = evm.common;
-    const rules = rulesOf(common);
-    if (rules === undefined) return library(callOpts);
-    if (common.consensusAlgorithm() === ConsensusAlgorithm.Clique) return library(callOpts);
+    const runner = fastTxRunner(evm);
+    if (runner === undefined) return library(callOpts);
     const { to, caller, block } = callOpts;
     if (caller === undefined || block === undefined || callOpts.skipBalance === true)
       return library(callOpts);
@@ -135,14 +112,11 @@ export function installFastExecution(evm: EVM, opts: FastExecutionOptions): Fast
     if (gasLimit > MAX_GAS) return fallback('gas limit', callOpts);
     let ran: Ran;
     try {
-      ran = runMessage(evm, rules, opts, callOpts, to, caller, gasLimit);
+      ran = runMessage(runner, worldFromJournal(evm, opts.state), callOpts, to, caller, gasLimit);
     } catch (err) {
-      if (err instanceof Fallback) return fallback(err.message, callOpts);
-      // A call nested deeper than the JavaScript stack allows.
-      if (err instanceof RangeError) return fallback('stack depth', callOpts);
-      // Nothing was written yet: the library's EVM answers, and the surprise is logged.
-      log.error({ err }, 'The call interpreter failed on a transaction message; it runs on the EVM library');
-      return fallback('interpreter error', callOpts);
+      const reason = fallbackReason(err);
+      if (reason === undefined) throw err;
+      return fallback(reason, callOpts);
     }
     stats.fast++;
     await commit(ran.world, evm.journal as unknown as EvmJournal, opts.state);
@@ -151,29 +125,57 @@ export function installFastExecution(evm: EVM, opts: FastExecutionOptions): Fast
   return stats;
 }
 
-/** A message the interpreter ran: its result, and its effects still only in its world. */
-interface Ran {
-  world: CallWorld;
-  result: EVMResult;
+/** What runs a transaction's message on the interpreter: the EVM, its fork's rules, the options. */
+export interface FastTxRunner {
+  evm: EVM;
+  rules: ForkRules;
+  opts: FastExecutionOptions;
+  stats: FastExecutionStats;
 }
 
-/** Runs the message on a world over the block's state; writes nothing outside that world. */
-function runMessage(
-  evm: EVM,
-  rules: ForkRules,
-  opts: FastExecutionOptions,
-  callOpts: EVMRunCallOpts,
-  to: Address | undefined,
-  caller: Address,
-  gasLimit: bigint,
-): Ran {
+/**
+ * The interpreter's runner for `evm`'s transaction messages now, by the rule above (installed and
+ * enabled, no tracer, a served fork, not Clique); undefined when the library's EVM runs them.
+ */
+export function fastTxRunner(evm: EVM): FastTxRunner | undefined {
+  const entry = installed.get(evm);
+  if (entry === undefined) return undefined;
+  const { opts, stats } = entry;
+  if (opts.enabled !== undefined && !opts.enabled()) return undefined;
+  const events = evm.events as unknown as Listened | undefined;
+  if (events !== undefined && TRACED_EVENTS.some((e) => events.listenerCount(e) > 0)) return undefined;
+  const common = evm.common;
+  if (common.consensusAlgorithm() === ConsensusAlgorithm.Clique) return undefined;
+  const fork = common.hardfork();
+  let rules = entry.rulesByFork.get(fork);
+  if (rules === undefined) {
+    rules = forkRules(common) ?? null;
+    entry.rulesByFork.set(fork, rules);
+  }
+  return rules === null ? undefined : { evm, rules, opts, stats };
+}
+
+/**
+ * Why the interpreter left a message it was running (nothing was written), or undefined when `err`
+ * is not such a case: a `Fallback`, a call nested deeper than the JavaScript stack allows, or a
+ * failure of the interpreter itself (logged; the library's EVM answers).
+ */
+export function fallbackReason(err: unknown): string | undefined {
+  if (err instanceof Fallback) return err.message;
+  if (err instanceof RangeError) return 'stack depth';
+  log.error({ err }, 'The call interpreter failed on a transaction message; it runs on the EVM library');
+  return 'interpreter error';
+}
+
+/**
+ * A world over the block's state for a message the library's `runTx` prepared, warm with what it
+ * warmed: precompiles, sender, recipient, coinbase, the access list.
+ */
+function worldFromJournal(evm: EVM, state: FastBlockState): CallWorld {
   const journal = evm.journal as unknown as EvmJournal;
-  const state = opts.state;
-  const header = (callOpts.block as NonNullable<EVMRunCallOpts['block']>).header;
   const world = new CallWorld(state);
   world.logs = [];
   world.touched = new Set();
-  // The warm set runTx prepared: precompiles, sender, recipient, coinbase, the access list.
   for (const warm of [journal.alwaysWarmJournal, journal.journal]) {
     for (const [address, slots] of warm) {
       world.warmAddress(address);
@@ -181,6 +183,40 @@ function runMessage(
         world.warmSlot(address, slot.length === 64 ? slot : slotKeyOf(BigInt(`0x${slot}`)));
     }
   }
+  return world;
+}
+
+/**
+ * A recording world over the block's state for a whole transaction (the own transaction runner,
+ * blockTx.ts): the fork's precompiles warm throughout, the rest of the warm set added by the caller.
+ */
+export function transactionWorld(runner: FastTxRunner): CallWorld {
+  const world = new CallWorld(runner.opts.state, runner.evm.precompiles);
+  world.logs = [];
+  world.touched = new Set();
+  return world;
+}
+
+/** A message the interpreter ran: its result, and its effects still only in its world. */
+export interface Ran {
+  world: CallWorld;
+  result: EVMResult;
+}
+
+/**
+ * Runs a transaction's message on `world` (over the block's state, warm as the transaction makes it);
+ * writes nothing outside that world. Throws what `fallbackReason` names when the interpreter leaves it.
+ */
+export function runMessage(
+  runner: FastTxRunner,
+  world: CallWorld,
+  callOpts: EVMRunCallOpts,
+  to: Address | undefined,
+  caller: Address,
+  gasLimit: bigint,
+): Ran {
+  const { evm, rules, opts } = runner;
+  const header = (callOpts.block as NonNullable<EVMRunCallOpts['block']>).header;
   const precompiles = evm.precompiles;
   const from = addressKey(caller);
   const value = callOpts.value ?? 0n;
@@ -301,10 +337,32 @@ function message(
  * accounts left unchanged as touched only, and the storage slots whose value changed.
  */
 async function commit(world: CallWorld, journal: EvmJournal, state: FastBlockState): Promise<void> {
-  // A created account starts without storage, then takes its code (which sets its code hash).
+  const changed = await applyWorld(world, state, (address, account) => journal.putAccount(address, account));
+  for (const key of world.touched ?? []) if (!changed.has(key)) journal.touchAccount(key);
+}
+
+/**
+ * Writes a whole transaction's effects (the own transaction runner's world) into the block's state
+ * directly, as `commit` writes a message's; returns the keys of the accounts whose balance or nonce
+ * it wrote (with the world's touched ones, what the transaction's EIP-161 clean-up looks at).
+ */
+export function commitTransaction(world: CallWorld, state: FastBlockState): Promise<Set<string>> {
+  return applyWorld(world, state, (address, account) => state.putAccount(address, account));
+}
+
+/**
+ * The world's writes into the block's state: a created account's storage cleared before it takes its
+ * code, the changed balances and nonces through `putAccount`, the slots whose value changed.
+ */
+async function applyWorld(
+  world: CallWorld,
+  state: FastBlockState,
+  putAccount: (address: Address, account: Account) => Promise<void>,
+): Promise<Set<string>> {
   for (const key of world.created) await state.clearStorage(new Address(hexKeyToBytes(key)));
   for (const [key, code] of world.codes) await state.putCode(new Address(hexKeyToBytes(key)), code);
-  const changed = new Set<string>([...world.balances.keys(), ...world.nonces.keys()]);
+  const changed = new Set<string>(world.balances.keys());
+  for (const key of world.nonces.keys()) changed.add(key);
   for (const key of changed) {
     const current = state.accountSync(key);
     const account =
@@ -315,9 +373,8 @@ async function commit(world: CallWorld, journal: EvmJournal, state: FastBlockSta
     if (balance !== undefined) account.balance = balance;
     const nonce = world.nonces.get(key);
     if (nonce !== undefined) account.nonce = nonce;
-    await journal.putAccount(new Address(hexKeyToBytes(key)), account);
+    await putAccount(new Address(hexKeyToBytes(key)), account);
   }
-  for (const key of world.touched ?? []) if (!changed.has(key)) journal.touchAccount(key);
   for (const [key, slots] of world.writtenSlots()) {
     let address: Address | undefined;
     for (const [slotKey, value] of slots) {
@@ -326,6 +383,7 @@ async function commit(world: CallWorld, journal: EvmJournal, state: FastBlockSta
       await state.putStorage(address, hexKeyToBytes(slotKey), bigIntToUnpaddedBytes(value));
     }
   }
+  return changed;
 }
 
 /** The library's error for a failed message (only its presence reaches the receipt). */

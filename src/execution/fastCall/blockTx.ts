@@ -1,43 +1,41 @@
 /**
  * A block's transaction, run the way the EVM library's `runTx` runs it, without its generality: the
  * transaction-level rules of the forks the call interpreter serves (London on, not the Amsterdam
- * proposals) for legacy, EIP-2930 and EIP-1559 transactions, with the same journal steps in the same
- * order (warm set, up-front charge and nonce, the message in its own checkpoint, refund and its
- * EIP-3529 cap, the EIP-7623 floor, the coinbase's tip, SELFDESTRUCT finalisation, the EIP-161
- * clean-up) and the same result fields (gas, bloom, receipt). No events are emitted: it runs only
- * while nothing listens to the VM's `beforeTx`/`afterTx`.
+ * proposals) for legacy, EIP-2930 and EIP-1559 transactions, the steps in `runTx`'s order (warm set,
+ * up-front charge and nonce, the message in its own frame, refund and its EIP-3529 cap, the EIP-7623
+ * floor, the coinbase's tip, SELFDESTRUCT finalisation, the EIP-161 clean-up) and the same result
+ * fields (gas, bloom, receipt). The whole transaction runs on one interpreter world over the block's
+ * state (no EVM journal: the world's own undo log frames the message), and its effects are written
+ * into the block's state once, at the end. No events are emitted: it runs only while nothing listens
+ * to the VM's `beforeTx`/`afterTx`.
  *
  * The rule: the VM's EVM has the interpreter installed and enabled (blockCall.ts), no tracer listens,
  * the transaction's and the block's fork are the VM's, and every check the library makes before
  * execution passes (block gas limit, intrinsic gas and floor, EIP-7825 cap, base fee, EIP-3607
  * sender, balance, nonce). Anything else — a blob or EIP-7702 transaction, a failed check (the
- * library then gives the exact error), a traced run — goes to the library's `runTx` before anything
- * was written.
+ * library then gives the exact error), a traced run, a message the interpreter leaves — goes to the
+ * library's `runTx` before anything was written.
  */
 
-import type { EVM, EVMResult } from '@ethereumjs/evm';
+import type { EVM } from '@ethereumjs/evm';
 import { getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx';
-import {
-  Account,
-  type Address,
-  createAddressFromString,
-  equalsBytes,
-  KECCAK256_NULL,
-} from '@ethereumjs/util';
+import { Account, Address, createAddressFromString, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util';
 import { Bloom, type RunTxOpts, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
-import { addressKey, bytesToHexKey } from '../../state/trieStore.js';
-import { type FastExecutionStats, fastExecutionOf } from './blockCall.js';
+import { addressKey, bytesToHexKey, hexKeyToBytes } from '../../state/trieStore.js';
+import {
+  commitTransaction,
+  type FastBlockState,
+  type FastTxRunner,
+  fallbackReason,
+  fastTxRunner,
+  type Ran,
+  runMessage,
+  transactionWorld,
+} from './blockCall.js';
 
 interface TxJournal {
+  touched: Set<string>;
   cleanup(): Promise<void>;
-  checkpoint(): Promise<void>;
-  commit(): Promise<void>;
-  revert(): Promise<void>;
-  cleanJournal(): void;
-  addAlwaysWarmAddress(addressStr: string, addToAccessList?: boolean): void;
-  addAlwaysWarmSlot(addressStr: string, slotStr: string, addToAccessList?: boolean): void;
-  putAccount(address: Address, account: Account | undefined): Promise<void>;
-  deleteAccount(address: Address): Promise<void>;
 }
 
 interface Listened {
@@ -49,20 +47,27 @@ const UNSERVED_EIPS = [7864, 7928, 8037, 7778, 7708, 8246, 2780, 7976, 7981];
 
 /** A receipt's bloom when the transaction logged nothing (read, never written). */
 const NO_LOGS_BLOOM = new Bloom();
+/** Gas limits the interpreter counts in (a JavaScript number, exactly). */
+const MAX_GAS = 1n << 40n;
 
 /** Runs `opts.tx` of `opts.block` as the library's `runTx` does (see above). */
 export async function runBlockTx(
   vm: VM,
   opts: { tx: TypedTransaction; block: NonNullable<RunTxOpts['block']>; blockGasUsed: bigint },
 ): Promise<RunTxResult> {
-  const stats = fastExecutionOf(vm.evm as EVM);
-  const prepared = stats === undefined ? undefined : await prepare(vm, opts.tx, opts.block);
-  if (prepared === undefined) {
-    if (stats !== undefined) stats.libraryTxs++;
-    return runTx(vm, opts);
+  const runner = fastTxRunner(vm.evm as EVM);
+  if (runner === undefined) return runTx(vm, opts);
+  const prepared = await prepare(vm, opts.tx, opts.block);
+  const out =
+    prepared === undefined
+      ? undefined
+      : await execute(vm, runner, opts.tx, opts.block, opts.blockGasUsed, prepared);
+  if (out !== undefined) {
+    runner.stats.ownTxs++;
+    return out;
   }
-  (stats as FastExecutionStats).ownTxs++;
-  return execute(vm, opts.tx, opts.block, opts.blockGasUsed, prepared);
+  runner.stats.libraryTxs++;
+  return runTx(vm, opts);
 }
 
 interface Prepared {
@@ -92,6 +97,7 @@ async function prepare(vm: VM, tx: TypedTransaction, block: Block): Promise<Prep
   const intrinsicGas = tx.getIntrinsicGas();
   const floorGas = getCalldataFloorGas(tx);
   if (tx.gasLimit < intrinsicGas || tx.gasLimit < floorGas) return undefined;
+  if (tx.gasLimit - intrinsicGas > MAX_GAS) return undefined;
   const baseFee = header.baseFeePerGas ?? 0n;
   const maxFee = type === 2 ? (tx as unknown as { maxFeePerGas: bigint }).maxFeePerGas : tx.gasPrice;
   if (maxFee < baseFee) return undefined;
@@ -115,47 +121,56 @@ async function prepare(vm: VM, tx: TypedTransaction, block: Block): Promise<Prep
 
 type Block = NonNullable<RunTxOpts['block']>;
 
-/** The transaction's effects, in the journal steps and order of the library's `runTx`. */
+/**
+ * The transaction's effects, in the order of the library's `runTx`, worked out on one world over the
+ * block's state and written into it only at the end; undefined (nothing written) when the
+ * interpreter leaves the message, which then runs on the library from the start.
+ */
 async function execute(
   vm: VM,
+  runner: FastTxRunner,
   tx: TypedTransaction,
   block: Block,
   blockGasUsed: bigint,
   p: Prepared,
-): Promise<RunTxResult> {
-  const evm = vm.evm as EVM;
-  const journal = evm.journal as unknown as TxJournal;
-  const state = vm.stateManager as VM['stateManager'] & { originalStorageCache: { clear(): void } };
+): Promise<RunTxResult | undefined> {
+  const journal = vm.evm.journal as unknown as TxJournal;
+  const state = runner.opts.state as FastBlockState;
   const common = vm.common;
   const { caller, from, intrinsicGas, floorGas, gasPrice, inclusionFeePerGas } = p;
   const coinbase = block.header.coinbase;
-  await journal.cleanup();
-  await journal.checkpoint();
-  try {
-    // The warm set: the access list, the precompiles, sender, recipient and (EIP-3651) coinbase.
-    if (tx.type !== 0) {
-      for (const [addressBytes, slots] of (tx as unknown as { accessList: [Uint8Array, Uint8Array[]][] })
-        .accessList) {
-        const address = bytesToHexKey(addressBytes);
-        journal.addAlwaysWarmAddress(address, true);
-        for (const slot of slots) journal.addAlwaysWarmSlot(address, bytesToHexKey(slot), true);
-      }
+  // Accounts an earlier step left touched get their EIP-161 clean-up first, as runTx begins with it.
+  if (journal.touched.size > 0) await journal.cleanup();
+
+  const world = transactionWorld(runner);
+  // The warm set: the precompiles (the world's own), the access list, sender, recipient and
+  // (EIP-3651) the coinbase.
+  if (tx.type !== 0) {
+    for (const [addressBytes, slots] of (tx as unknown as { accessList: [Uint8Array, Uint8Array[]][] })
+      .accessList) {
+      const address = bytesToHexKey(addressBytes);
+      world.warmAddress(address);
+      for (const slot of slots) world.warmSlot(address, bytesToHexKey(slot));
     }
-    for (const address of evm.precompiles.keys()) journal.addAlwaysWarmAddress(address);
-    journal.addAlwaysWarmAddress(addressKey(caller));
-    if (tx.to !== undefined) journal.addAlwaysWarmAddress(addressKey(tx.to));
-    if (common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(addressKey(coinbase));
+  }
+  const callerKey = addressKey(caller);
+  const coinbaseKey = addressKey(coinbase);
+  world.warmAddress(callerKey);
+  if (tx.to !== undefined) world.warmAddress(addressKey(tx.to));
+  if (common.isActivatedEIP(3651)) world.warmAddress(coinbaseKey);
 
-    // The up-front charge and the nonce.
-    const txCost = tx.gasLimit * gasPrice;
-    from.balance -= txCost;
-    from.nonce += 1n;
-    await journal.putAccount(caller, from);
+  // The up-front charge and the nonce (outside the message's frame: they stay when it fails).
+  const txCost = tx.gasLimit * gasPrice;
+  world.setBalance(callerKey, from.balance - txCost);
+  world.setNonce(callerKey, from.nonce + 1n);
+  world.touch(callerKey);
 
-    await journal.checkpoint();
-    let results: EVMResult;
-    try {
-      results = await evm.runCall({
+  let ran: Ran;
+  try {
+    ran = runMessage(
+      runner,
+      world,
+      {
         block,
         gasPrice,
         caller,
@@ -164,80 +179,81 @@ async function execute(
         value: tx.value,
         data: tx.data,
         skipNonceIncrement: true,
-      });
-    } catch (err) {
-      await journal.revert();
-      throw err;
-    }
-    await journal.commit();
-
-    const exec = results.execResult;
-    let totalGasSpent = exec.executionGasUsed + intrinsicGas;
-    let gasRefund = exec.gasRefund ?? 0n;
-    if (gasRefund !== 0n) {
-      const maxRefund = totalGasSpent / common.param('maxRefundQuotient');
-      if (gasRefund > maxRefund) gasRefund = maxRefund;
-      totalGasSpent -= gasRefund;
-    }
-    let reportedRefund = exec.gasRefund ?? 0n;
-    if (totalGasSpent < floorGas) {
-      reportedRefund = 0n;
-      totalGasSpent = floorGas;
-    }
-
-    // What the up-front charge took beyond the gas spent goes back.
-    const sender = (await state.getAccount(caller)) ?? new Account();
-    sender.balance += txCost - totalGasSpent * gasPrice;
-    await journal.putAccount(caller, sender);
-
-    // The coinbase earns the tip (and is touched without one: EIP-161 removes it if it stays empty).
-    const minerValue = totalGasSpent * inclusionFeePerGas;
-    const miner = (await state.getAccount(coinbase)) ?? new Account();
-    miner.balance += minerValue;
-    await journal.putAccount(coinbase, miner);
-
-    const destructed = exec.selfdestruct;
-    if (destructed !== undefined && destructed.size > 0) {
-      const onlyCreated = common.isActivatedEIP(6780);
-      for (const key of [...destructed.keys()].sort((a, b) => a.localeCompare(b))) {
-        const address = createAddressFromString(key);
-        if (onlyCreated && !exec.createdAddresses?.has(address.toString())) continue;
-        await journal.deleteAccount(address);
-      }
-    }
-
-    const logs = exec.logs ?? [];
-    let bloom = NO_LOGS_BLOOM;
-    if (logs.length > 0) {
-      bloom = new Bloom(undefined, common);
-      for (const log of logs) {
-        bloom.add(log[0]);
-        for (const topic of log[1]) bloom.add(topic);
-      }
-    }
-    await journal.cleanup();
-    state.originalStorageCache.clear();
-
-    const out = results as RunTxResult;
-    out.totalGasSpent = totalGasSpent;
-    out.blockGasSpent = totalGasSpent;
-    out.gasRefund = reportedRefund;
-    out.amountSpent = totalGasSpent * gasPrice;
-    out.minerValue = minerValue;
-    out.bloom = bloom;
-    out.receipt = {
-      status: exec.exceptionError !== undefined ? 0 : 1,
-      cumulativeBlockGasUsed: blockGasUsed + totalGasSpent,
-      bitvector: bloom.bitvector,
-      logs,
-    };
-    await journal.commit();
-    return out;
+      },
+      tx.to,
+      caller,
+      tx.gasLimit - intrinsicGas,
+    );
   } catch (err) {
-    await journal.revert();
-    throw err;
-  } finally {
-    journal.cleanJournal();
-    state.originalStorageCache.clear();
+    // The library's runTx runs it (and its EVM counts the fallback when it meets the same reason).
+    if (fallbackReason(err) === undefined) throw err;
+    return undefined;
   }
+  runner.stats.fast++;
+
+  const exec = ran.result.execResult;
+  let totalGasSpent = exec.executionGasUsed + intrinsicGas;
+  let gasRefund = exec.gasRefund ?? 0n;
+  if (gasRefund !== 0n) {
+    const maxRefund = totalGasSpent / common.param('maxRefundQuotient');
+    if (gasRefund > maxRefund) gasRefund = maxRefund;
+    totalGasSpent -= gasRefund;
+  }
+  let reportedRefund = exec.gasRefund ?? 0n;
+  if (totalGasSpent < floorGas) {
+    reportedRefund = 0n;
+    totalGasSpent = floorGas;
+  }
+
+  // What the up-front charge took beyond the gas spent goes back; the coinbase earns the tip (and is
+  // touched without one: EIP-161 removes it if it stays empty).
+  world.setBalance(callerKey, world.balance(callerKey) + txCost - totalGasSpent * gasPrice);
+  const minerValue = totalGasSpent * inclusionFeePerGas;
+  world.setBalance(coinbaseKey, world.balance(coinbaseKey) + minerValue);
+  world.touch(coinbaseKey);
+
+  // Written into the block's state from here on: nothing fails past this point.
+  const touched = await commitTransaction(world, state);
+  for (const key of world.touched ?? []) touched.add(key);
+
+  const destructed = exec.selfdestruct;
+  if (destructed !== undefined && destructed.size > 0) {
+    const onlyCreated = common.isActivatedEIP(6780);
+    for (const key of [...destructed.keys()].sort((a, b) => a.localeCompare(b))) {
+      const address = createAddressFromString(key);
+      if (onlyCreated && !exec.createdAddresses?.has(address.toString())) continue;
+      await state.deleteAccount(address);
+      touched.add(addressKey(address));
+    }
+  }
+  // EIP-161: touched accounts left empty are removed.
+  for (const key of touched) {
+    const account = state.accountSync(key);
+    if (account === undefined || account.isEmpty())
+      await state.deleteAccount(new Address(hexKeyToBytes(key)));
+  }
+
+  const logs = exec.logs ?? [];
+  let bloom = NO_LOGS_BLOOM;
+  if (logs.length > 0) {
+    bloom = new Bloom(undefined, common);
+    for (const log of logs) {
+      bloom.add(log[0]);
+      for (const topic of log[1]) bloom.add(topic);
+    }
+  }
+  const out = ran.result as RunTxResult;
+  out.totalGasSpent = totalGasSpent;
+  out.blockGasSpent = totalGasSpent;
+  out.gasRefund = reportedRefund;
+  out.amountSpent = totalGasSpent * gasPrice;
+  out.minerValue = minerValue;
+  out.bloom = bloom;
+  out.receipt = {
+    status: exec.exceptionError !== undefined ? 0 : 1,
+    cumulativeBlockGasUsed: blockGasUsed + totalGasSpent,
+    bitvector: bloom.bitvector,
+    logs,
+  };
+  return out;
 }
