@@ -1,8 +1,8 @@
 /**
  * Batched sender recovery off the main thread. `recover` queues one decoded transaction's bytes; the
  * transactions queued while the previous batch is on the recovery thread (recoveryWorker.ts) go there
- * together as one message, so under load batches grow instead of messages (each costs a thread
- * wake-up both ways) multiplying. Handing a batch over costs the main thread a few microseconds of
+ * together as one message, as do those read in one turn of the event loop while none is there, so
+ * under load batches grow instead of messages (each costs a thread wake-up both ways) multiplying. Handing a batch over costs the main thread a few microseconds of
  * CPU however large it is, against ~25 µs per transaction recovered in place; on a machine whose
  * cores are all busy the hand-off's wall time includes the wake-up of the other thread (the scheduler
  * may run it first), which is not CPU the main thread spends, so batches always go to the thread
@@ -31,8 +31,6 @@ import {
 
 /** Transactions per message at most (a full batch goes out at once, beside the one in flight). */
 const MAX_BATCH = 512;
-/** How long the first transaction of a batch waits for others when no batch is on the thread. */
-const GATHER_MS = 1;
 
 /** What the recovery thread works out for one transaction. */
 export interface Recovered {
@@ -67,9 +65,10 @@ export class SenderRecovery {
     if (!q) {
       q = { input: new Uint8Array(64 * 1024), size: 0, resolves: [] };
       this.queue = q;
-      // Nothing on the thread: this batch goes after a short gathering pause (a message costs a
-      // thread wake-up each way, more than a recovery when the machine is busy).
-      if (this.inFlight.size === 0) setTimeout(() => this.flush(q as Batch), GATHER_MS);
+      // Nothing on the thread: this batch goes once the requests read in this turn of the event loop
+      // have joined it (a message costs a thread wake-up each way), without waiting longer: a few
+      // clients each waiting for its answer would otherwise wait for a timer on every transaction.
+      if (this.inFlight.size === 0) setImmediate(() => this.flush(q as Batch));
     }
     const need = q.size + entrySize(raw.length, chainId.length);
     if (need > q.input.length) {
