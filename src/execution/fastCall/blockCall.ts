@@ -83,7 +83,7 @@ const MAX_BALANCE = (1n << 256n) - 1n;
 /** The options and counters of the EVMs the interpreter is installed on. */
 const installed = new WeakMap<
   EVM,
-  { opts: FastExecutionOptions; stats: FastExecutionStats; rulesByFork: Map<string, ForkRules | null> }
+  { opts: FastExecutionOptions; stats: FastExecutionStats; runners: Map<string, FastTxRunner | null> }
 >();
 
 /**
@@ -92,7 +92,7 @@ const installed = new WeakMap<
  */
 export function installFastExecution(evm: EVM, opts: FastExecutionOptions): FastExecutionStats {
   const stats: FastExecutionStats = { fast: 0, fallback: 0, reasons: new Map(), ownTxs: 0, libraryTxs: 0 };
-  installed.set(evm, { opts, stats, rulesByFork: new Map() });
+  installed.set(evm, { opts, stats, runners: new Map() });
   const library = evm.runCall.bind(evm);
   const fallback = (reason: string, callOpts: EVMRunCallOpts): Promise<EVMResult> => {
     stats.fallback++;
@@ -129,6 +129,8 @@ export function installFastExecution(evm: EVM, opts: FastExecutionOptions): Fast
 export interface FastTxRunner {
   evm: EVM;
   rules: ForkRules;
+  /** What the messages of one block share (`blockEnv`), for the block last run. */
+  block?: { header: EnvHeader; env: BlockEnv };
   opts: FastExecutionOptions;
   stats: FastExecutionStats;
 }
@@ -147,12 +149,13 @@ export function fastTxRunner(evm: EVM): FastTxRunner | undefined {
   const common = evm.common;
   if (common.consensusAlgorithm() === ConsensusAlgorithm.Clique) return undefined;
   const fork = common.hardfork();
-  let rules = entry.rulesByFork.get(fork);
-  if (rules === undefined) {
-    rules = forkRules(common) ?? null;
-    entry.rulesByFork.set(fork, rules);
+  let runner = entry.runners.get(fork);
+  if (runner === undefined) {
+    const rules = forkRules(common);
+    runner = rules === undefined ? null : { evm, rules, opts, stats };
+    entry.runners.set(fork, runner);
   }
-  return rules === null ? undefined : { evm, rules, opts, stats };
+  return runner ?? undefined;
 }
 
 /**
@@ -203,6 +206,45 @@ export interface Ran {
   result: EVMResult;
 }
 
+/** The header fields a message's environment reads (the EVM's view of the block's header). */
+type EnvHeader = NonNullable<EVMRunCallOpts['block']>['header'];
+
+/** The part of a message's environment every message of a block shares. */
+type BlockEnv = Omit<CallEnv, 'world' | 'origin' | 'gasPrice' | 'blobHashes'>;
+
+/** The block's shared environment, made once per block (per header object) and runner. */
+function blockEnv(runner: FastTxRunner, header: EnvHeader): BlockEnv {
+  const last = runner.block;
+  if (last !== undefined && last.header === header) return last.env;
+  const { evm, rules, opts } = runner;
+  const precompiles = evm.precompiles;
+  const env: BlockEnv = {
+    valid: rules.valid,
+    fee: rules.fee,
+    sstoreClearRefund: rules.sstoreClearRefund,
+    coinbase: bytesToBigInt(header.coinbase.bytes),
+    timestamp: header.timestamp,
+    number: header.number,
+    prevRandao: rules.prevRandao ? bytesToBigInt(header.prevRandao) : header.difficulty,
+    blockGasLimit: header.gasLimit,
+    chainId: evm.common.chainId(),
+    baseFee: header.baseFeePerGas ?? 0n,
+    blobBaseFee: evm.common.isActivatedEIP(4844) ? (header.getBlobGasPrice() ?? 0n) : 0n,
+    delegation: rules.delegation,
+    lifecycle: rules.lifecycle,
+    blockHash: (n) => {
+      const h = opts.blockHash(n);
+      // The library's EVM fails the block on an unknown ancestor: leave that to it.
+      if (h === undefined) throw new Fallback('unknown ancestor');
+      return bytesToBigInt(h);
+    },
+    isPrecompile: (key) => precompiles.has(key),
+    runPrecompile: (key, data, gas) => runPrecompile(evm, key, data, gas),
+  };
+  runner.block = { header, env };
+  return env;
+}
+
 /**
  * Runs a transaction's message on `world` (over the block's state, warm as the transaction makes it);
  * writes nothing outside that world. Throws what `fallbackReason` names when the interpreter leaves it.
@@ -215,38 +257,17 @@ export function runMessage(
   caller: Address,
   gasLimit: bigint,
 ): Ran {
-  const { evm, rules, opts } = runner;
   const header = (callOpts.block as NonNullable<EVMRunCallOpts['block']>).header;
-  const precompiles = evm.precompiles;
   const from = addressKey(caller);
   const value = callOpts.value ?? 0n;
   const origin = callOpts.origin ?? caller;
   const env: CallEnv = {
+    ...blockEnv(runner, header),
     world,
-    valid: rules.valid,
-    fee: rules.fee,
-    sstoreClearRefund: rules.sstoreClearRefund,
     origin: bytesToBigInt(origin.bytes),
     gasPrice: callOpts.gasPrice ?? 0n,
-    coinbase: bytesToBigInt(header.coinbase.bytes),
-    timestamp: header.timestamp,
-    number: header.number,
-    prevRandao: rules.prevRandao ? bytesToBigInt(header.prevRandao) : header.difficulty,
-    blockGasLimit: header.gasLimit,
-    chainId: evm.common.chainId(),
-    baseFee: header.baseFeePerGas ?? 0n,
-    blobBaseFee: evm.common.isActivatedEIP(4844) ? (header.getBlobGasPrice() ?? 0n) : 0n,
-    blobHashes: (callOpts.blobVersionedHashes ?? []).map((h) => BigInt(h)),
-    delegation: rules.delegation,
-    lifecycle: rules.lifecycle,
-    blockHash: (n) => {
-      const h = opts.blockHash(n);
-      // The library's EVM fails the block on an unknown ancestor: leave that to it.
-      if (h === undefined) throw new Fallback('unknown ancestor');
-      return bytesToBigInt(h);
-    },
-    isPrecompile: (key) => precompiles.has(key),
-    runPrecompile: (key, data, gas) => runPrecompile(evm, key, data, gas),
+    blobHashes:
+      callOpts.blobVersionedHashes === undefined ? [] : callOpts.blobVersionedHashes.map((h) => BigInt(h)),
   };
 
   if (value > world.balance(from)) throw new Fallback('value beyond the sender balance');
@@ -255,10 +276,10 @@ export function runMessage(
   let frame: FrameResult;
   let created: string | undefined;
   if (to === undefined) {
-    // A contract creation: runTx has bumped the sender's nonce already.
+    // A contract creation: the sender's nonce is bumped already (runTx, or the own runner).
     created = createAddress(from, world.nonce(from) - 1n);
     world.touchAddress(created);
-    const limit = rules.lifecycle.maxInitCodeSize;
+    const limit = runner.rules.lifecycle.maxInitCodeSize;
     frame =
       limit > 0 && data.length > limit
         ? { outcome: Outcome.Halt, gasLeft: 0, output: EMPTY }
