@@ -26,7 +26,7 @@ import {
   KECCAK256_RLP,
   type Withdrawal,
 } from '@ethereumjs/util';
-import { Bloom, type runTx, type VM } from '@ethereumjs/vm';
+import { Bloom, type RunTxResult, type VM } from '@ethereumjs/vm';
 import type { ChainStore } from '../chain/chainStore.js';
 import { type BuiltReceipt, encodeBuiltReceipt } from '../chain/receiptEncoding.js';
 import { keccak256, sha256 } from '../crypto/index.js';
@@ -307,7 +307,7 @@ export class BlockBuilder {
         const tip = effectiveTip(tx, baseFee);
         if (strict) {
           // Named transactions: each runs or the build fails with the reason.
-          let res: Awaited<ReturnType<typeof runTx>>;
+          let res: RunTxResult;
           try {
             res = await runBlockTx(vm, { tx, block: execBlock, blockGasUsed: receiptGas });
           } catch (err) {
@@ -353,7 +353,7 @@ export class BlockBuilder {
           selection.skipSender();
           continue;
         }
-        let res: Awaited<ReturnType<typeof runTx>>;
+        let res: RunTxResult;
         try {
           res = await runBlockTx(vm, { tx, block: execBlock, blockGasUsed: receiptGas });
         } catch {

@@ -2,11 +2,11 @@
  * Batched sender recovery off the main thread. `recover` queues one decoded transaction's bytes; the
  * transactions queued while the previous batch is on the recovery thread (recoveryWorker.ts) go there
  * together as one message, as do those read in one turn of the event loop while none is there, so
- * under load batches grow instead of messages (each costs a thread wake-up both ways) multiplying. Handing a batch over costs the main thread a few microseconds of
- * CPU however large it is, against ~25 µs per transaction recovered in place; on a machine whose
- * cores are all busy the hand-off's wall time includes the wake-up of the other thread (the scheduler
- * may run it first), which is not CPU the main thread spends, so batches always go to the thread
- * while it runs.
+ * under load batches grow instead of messages (each costs a thread wake-up both ways) multiplying.
+ * Handing a batch over costs the main thread a few microseconds of CPU however large it is, against
+ * ~25 µs per transaction recovered in place; on a machine whose cores are all busy the hand-off's
+ * wall time includes the wake-up of the other thread (the scheduler may run it first), which is not
+ * CPU the main thread spends, so batches always go to the thread while it runs.
  * Each caller gets the transaction's hash and the sender's public key and address back (no key when it
  * could not be recovered: the caller then recovers in place with the library, which also gives the
  * exact error).

@@ -41,7 +41,8 @@ interface EvmJournal {
   putAccount(address: Address, account: Account | undefined): Promise<void>;
 }
 
-interface Listened {
+/** An event emitter, as far as asking who listens. */
+export interface Listened {
   listenerCount(event: string): number;
 }
 
@@ -76,7 +77,8 @@ const log = logger('execution');
 
 /** EVM events a tracer listens to: with any listener the library's EVM runs, step by step. */
 const TRACED_EVENTS = ['step', 'beforeMessage', 'afterMessage', 'newContract'];
-const MAX_GAS = 1n << 40n;
+/** Gas limits the interpreter counts in (a JavaScript number, exactly). */
+export const MAX_GAS = 1n << 40n;
 const EMPTY = new Uint8Array(0);
 const MAX_BALANCE = (1n << 256n) - 1n;
 
@@ -105,14 +107,14 @@ export function installFastExecution(evm: EVM, opts: FastExecutionOptions): Fast
     if (callOpts.message !== undefined || (callOpts.depth ?? 0) !== 0) return library(callOpts);
     const runner = fastTxRunner(evm);
     if (runner === undefined) return library(callOpts);
-    const { to, caller, block } = callOpts;
+    const { caller, block } = callOpts;
     if (caller === undefined || block === undefined || callOpts.skipBalance === true)
       return library(callOpts);
     const gasLimit = callOpts.gasLimit ?? 0n;
     if (gasLimit > MAX_GAS) return fallback('gas limit', callOpts);
     let ran: Ran;
     try {
-      ran = runMessage(runner, worldFromJournal(evm, opts.state), callOpts, to, caller, gasLimit);
+      ran = runMessage(runner, worldFromJournal(evm, opts.state), callOpts);
     } catch (err) {
       const reason = fallbackReason(err);
       if (reason === undefined) throw err;
@@ -249,14 +251,10 @@ function blockEnv(runner: FastTxRunner, header: EnvHeader): BlockEnv {
  * Runs a transaction's message on `world` (over the block's state, warm as the transaction makes it);
  * writes nothing outside that world. Throws what `fallbackReason` names when the interpreter leaves it.
  */
-export function runMessage(
-  runner: FastTxRunner,
-  world: CallWorld,
-  callOpts: EVMRunCallOpts,
-  to: Address | undefined,
-  caller: Address,
-  gasLimit: bigint,
-): Ran {
+export function runMessage(runner: FastTxRunner, world: CallWorld, callOpts: EVMRunCallOpts): Ran {
+  const { to } = callOpts;
+  const caller = callOpts.caller as Address;
+  const gasLimit = callOpts.gasLimit ?? 0n;
   const header = (callOpts.block as NonNullable<EVMRunCallOpts['block']>).header;
   const from = addressKey(caller);
   const value = callOpts.value ?? 0n;
@@ -380,6 +378,7 @@ async function applyWorld(
   state: FastBlockState,
   putAccount: (address: Address, account: Account) => Promise<void>,
 ): Promise<Set<string>> {
+  // A created account starts without storage, then takes its code (which sets its code hash).
   for (const key of world.created) await state.clearStorage(new Address(hexKeyToBytes(key)));
   for (const [key, code] of world.codes) await state.putCode(new Address(hexKeyToBytes(key)), code);
   const changed = new Set<string>(world.balances.keys());

@@ -28,6 +28,8 @@ import {
   type FastTxRunner,
   fallbackReason,
   fastTxRunner,
+  type Listened,
+  MAX_GAS,
   type Ran,
   runMessage,
   transactionWorld,
@@ -38,17 +40,11 @@ interface TxJournal {
   cleanup(): Promise<void>;
 }
 
-interface Listened {
-  listenerCount(event: string): number;
-}
-
 /** The Amsterdam proposals' transaction rules (two-dimensional gas, access lists, binary trees …). */
 const UNSERVED_EIPS = [7864, 7928, 8037, 7778, 7708, 8246, 2780, 7976, 7981];
 
 /** A receipt's bloom when the transaction logged nothing (read, never written). */
 const NO_LOGS_BLOOM = new Bloom();
-/** Gas limits the interpreter counts in (a JavaScript number, exactly). */
-const MAX_GAS = 1n << 40n;
 
 /** Runs `opts.tx` of `opts.block` as the library's `runTx` does (see above). */
 export async function runBlockTx(
@@ -167,23 +163,16 @@ async function execute(
 
   let ran: Ran;
   try {
-    ran = runMessage(
-      runner,
-      world,
-      {
-        block,
-        gasPrice,
-        caller,
-        gasLimit: tx.gasLimit - intrinsicGas,
-        to: tx.to,
-        value: tx.value,
-        data: tx.data,
-        skipNonceIncrement: true,
-      },
-      tx.to,
+    ran = runMessage(runner, world, {
+      block,
+      gasPrice,
       caller,
-      tx.gasLimit - intrinsicGas,
-    );
+      gasLimit: tx.gasLimit - intrinsicGas,
+      to: tx.to,
+      value: tx.value,
+      data: tx.data,
+      skipNonceIncrement: true,
+    });
   } catch (err) {
     // The library's runTx runs it (and its EVM counts the fallback when it meets the same reason).
     if (fallbackReason(err) === undefined) throw err;
