@@ -399,10 +399,47 @@ export class Database {
    * batch handed over behind it or later, and writes nothing of them.
    */
   commitAsync(batch: WriteBatch): Promise<void> {
+    return this.handOver(batch, true);
+  }
+
+  /**
+   * Applies every write of the batch in one LMDB transaction on the database's commit thread, like
+   * `commitAsync`, but readable only once that transaction is committed and durable: until the promise
+   * resolves, reads here see the database as it was. The thread that hands the batch over goes on
+   * meanwhile (a block built here is answered for only once it is durable). Ordered and grouped with
+   * `commitAsync`'s batches; a failure rejects as theirs do.
+   */
+  commitDurable(batch: WriteBatch): Promise<void> {
+    return this.handOver(batch, false);
+  }
+
+  /** `commitAsync` (`readable` at once) and `commitDurable`. */
+  private handOver(batch: WriteBatch, readable: boolean): Promise<void> {
     if (this.asyncFailure !== undefined) return Promise.reject(this.asyncFailure);
     if (batch.size === 0) return this.lastAsync;
     const seq = ++this.batchSeq;
     // The overlay's keys, kept for `settle` (computing them costs as much as the map operations).
+    const keys = readable ? this.overlay(batch, seq) : undefined;
+    const done = new Promise<void>((resolve, reject) => {
+      this.pending.push({ batch, seq, resolve, reject });
+      if (this.commits.size === 0) this.dispatch();
+    }).then(
+      () => {
+        // Reads here start a new read transaction, which sees the commit.
+        this.root.resetReadTxn();
+        if (keys !== undefined) this.settle(batch, seq, keys);
+      },
+      (err) => {
+        if (keys !== undefined) this.settle(batch, seq, keys);
+        throw this.failed(err);
+      },
+    );
+    this.lastAsync = done.catch(() => undefined);
+    return done;
+  }
+
+  /** Makes the batch's writes readable here before they are committed (see `inFlight`); their keys. */
+  private overlay(batch: WriteBatch, seq: number): string[] {
     const keys = new Array<string>(batch.ops.length);
     let writes: Map<string, InFlightWrite> | undefined;
     let store: StoreName | undefined;
@@ -421,22 +458,7 @@ export class Database {
       (writes as Map<string, InFlightWrite>).set(key, { value: op.value, seq });
     }
     this.inFlightBatches++;
-    const done = new Promise<void>((resolve, reject) => {
-      this.pending.push({ batch, seq, resolve, reject });
-      if (this.commits.size === 0) this.dispatch();
-    }).then(
-      () => {
-        // Reads here start a new read transaction, which sees the commit.
-        this.root.resetReadTxn();
-        this.settle(batch, seq, keys);
-      },
-      (err) => {
-        this.settle(batch, seq, keys);
-        throw this.failed(err);
-      },
-    );
-    this.lastAsync = done.catch(() => undefined);
-    return done;
+    return keys;
   }
 
   /** Hands the oldest waiting batches (one group) to the commit thread. */

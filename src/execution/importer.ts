@@ -122,16 +122,18 @@ export class BlockImporter {
   /**
    * Stores a sealed block built by `executeOnParent` without executing it again: same header checks,
    * writes, total difficulty, fork choice and `newHead` event as an import, in one LMDB transaction.
-   * The transaction is committed on this thread: a block handed to the commit thread is readable
-   * (its receipts, the moved flat state) before it is durable, and a receipt answered must survive a
-   * kill; and requests served in that window would see the flat state ahead of the head.
+   * The transaction is written on the database's commit thread while this one answers requests, and
+   * is readable only once durable (`Database.commitDurable`): a receipt answered must survive a kill,
+   * and until then requests see the parent as the head, with its flat state. The queue waits for it.
    */
   commitBuilt(block: Block, execution: BuiltExecution): Promise<ImportResult> {
     return this.enqueue(async () => {
       if (this.chain.hasBlock(block.hash())) return 'known' as const;
       this.checkHeader(block);
       const changes = execution.changes ?? this.processor.builtChanges(block.header.stateRoot);
-      this.store(block, { ...execution, changes }, execution.stateWrites);
+      const durable = this.store(block, { ...execution, changes }, execution.stateWrites, 'durable');
+      await this.chain.db.commitDurable(execution.stateWrites);
+      durable();
       return 'imported' as const;
     });
   }
@@ -316,7 +318,7 @@ export class BlockImporter {
 
   /** `store`, its transaction committed on LMDB's writer thread (see `committing`). */
   private storeAsync(block: Block, execution: BlockExecution, batch: WriteBatch): Promise<void> {
-    const after = this.store(block, execution, batch, true);
+    const after = this.store(block, execution, batch, 'readable');
     const done = this.chain.db.commitAsync(batch).then(after, (err) => {
       // The tables name the root the database holds again; nothing staged stands.
       this.staged = undefined;
@@ -332,9 +334,16 @@ export class BlockImporter {
 
   /**
    * Block, receipts, indexes and (when it wins fork choice) the head, in `batch`'s one transaction.
-   * Committed here, or with `deferCommit` by the caller, who then calls the returned function.
+   * Committed here (`commit` absent), or by the caller, who then calls the returned function: once
+   * the batch is handed to `Database.commitAsync` (`readable`) or once `Database.commitDurable`
+   * resolved (`durable`).
    */
-  private store(block: Block, execution: BlockExecution, batch: WriteBatch, deferCommit = false): () => void {
+  private store(
+    block: Block,
+    execution: BlockExecution,
+    batch: WriteBatch,
+    commit?: 'readable' | 'durable',
+  ): () => void {
     const parentTd = this.chain.getTotalDifficulty(block.header.parentHash) ?? 0n;
     const td = parentTd + block.header.difficulty;
     this.chain.putBlock(batch, block, td, execution.receipts, execution.senders);
@@ -371,7 +380,7 @@ export class BlockImporter {
       if (this.staged?.block === block) this.staged = undefined;
       if (moved) this.chain.headCommitted({ head: block, ...moved });
     };
-    if (deferCommit) {
+    if (commit === 'readable') {
       // The batch is readable from the moment it is handed to the commit thread (the next block
       // executes on it): so are the tables' new entries.
       if (extendsFlat) {
@@ -381,6 +390,11 @@ export class BlockImporter {
       if (moved) this.staged = { block, td };
       return committed;
     }
+    if (commit === 'durable')
+      return () => {
+        if (extendsFlat) flat.moved(block.header.stateRoot);
+        committed();
+      };
     this.chain.db.commit(batch);
     if (extendsFlat) flat.moved(block.header.stateRoot);
     committed();

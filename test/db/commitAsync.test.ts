@@ -139,3 +139,51 @@ describe('Database.commitAsync grouping', () => {
     }
   });
 });
+
+describe('Database.commitDurable', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'alder-commit-durable-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is readable only once durable, after the readable batches handed over before it', async () => {
+    const path = join(dir, 'database');
+    let db = Database.open(path);
+    const committed = new WriteBatch();
+    committed.put('trie', key(1), value(1));
+    committed.put('trie', key(2), value(2));
+    db.commit(committed);
+
+    const readable = new WriteBatch();
+    readable.put('trie', key(1), value(11));
+    const hidden = new WriteBatch();
+    hidden.put('trie', key(1), value(21));
+    hidden.put('trie', key(3), value(3));
+    hidden.del('trie', key(2));
+    const settled: string[] = [];
+    const first = db.commitAsync(readable).then(() => void settled.push('readable'));
+    const durable = db.commitDurable(hidden).then(() => void settled.push('durable'));
+
+    // Until it settles, reads see the database without the hidden batch (the readable one included).
+    expect(hex(db.get('trie', key(1)))).toBe(hex(value(11)));
+    expect(hex(db.get('trie', key(2)))).toBe(hex(value(2)));
+    expect(db.has('trie', key(3))).toBe(false);
+    expect([...db.range('trie')].map((e) => e.key[1])).toEqual([1, 2]);
+
+    await durable;
+    await first;
+    expect(settled).toEqual(['readable', 'durable']);
+    expect(hex(db.get('trie', key(1)))).toBe(hex(value(21)));
+    expect(db.get('trie', key(2))).toBeUndefined();
+    expect(hex(db.get('trie', key(3)))).toBe(hex(value(3)));
+    await db.close();
+
+    db = Database.open(path);
+    try {
+      expect([...db.range('trie')].map((e) => [e.key[1], e.value[0]])).toEqual([
+        [1, 21],
+        [3, 3],
+      ]);
+    } finally {
+      await db.close();
+    }
+  });
+});
