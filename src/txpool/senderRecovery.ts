@@ -1,12 +1,14 @@
 /**
- * Batched sender recovery off the main thread. `recover` queues one decoded transaction's bytes; the
- * transactions queued while the previous batch is on the recovery thread (recoveryWorker.ts) go there
- * together as one message, as do those read in one turn of the event loop while none is there, so
- * under load batches grow instead of messages (each costs a thread wake-up both ways) multiplying.
- * Handing a batch over costs the main thread a few microseconds of CPU however large it is, against
- * ~25 µs per transaction recovered in place; on a machine whose cores are all busy the hand-off's
- * wall time includes the wake-up of the other thread (the scheduler may run it first), which is not
- * CPU the main thread spends, so batches always go to the thread while it runs.
+ * Batched sender recovery off the main thread. `recover` queues one decoded transaction's bytes; a
+ * batch goes to the recovery thread (recoveryWorker.ts) as one message once it holds BATCH
+ * transactions, or at the end of the event-loop turn that started it, whether or not earlier batches
+ * are still there. The thread works through them in order and answers each as it is done, so a burst
+ * of requests read in one turn comes back in small batches: the main thread adds the first ones to
+ * the pool and answers them while the thread recovers the rest. (A burst sent as one batch would
+ * leave the main thread waiting for all of it, and its clients, answered together, would send their
+ * next requests together: the two threads would take turns instead of working side by side.) Handing
+ * a batch over costs the main thread a few microseconds, against ~60 µs per transaction recovered in
+ * place.
  * Each caller gets the transaction's hash and the sender's public key and address back (no key when it
  * could not be recovered: the caller then recovers in place with the library, which also gives the
  * exact error).
@@ -29,8 +31,11 @@ import {
   recoverBatch,
 } from './recoveryWorker.js';
 
-/** Transactions per message at most (a full batch goes out at once, beside the one in flight). */
-const MAX_BATCH = 512;
+/**
+ * Transactions per message at most: a full batch goes out at once, beside those on the thread (small
+ * enough that the first answers of a burst come back after a few hundred microseconds of recovery).
+ */
+const BATCH = 8;
 
 /** What the recovery thread works out for one transaction. */
 export interface Recovered {
@@ -65,10 +70,10 @@ export class SenderRecovery {
     if (!q) {
       q = { input: new Uint8Array(64 * 1024), size: 0, resolves: [] };
       this.queue = q;
-      // Nothing on the thread: this batch goes once the requests read in this turn of the event loop
-      // have joined it (a message costs a thread wake-up each way), without waiting longer: a few
-      // clients each waiting for its answer would otherwise wait for a timer on every transaction.
-      if (this.inFlight.size === 0) setImmediate(() => this.flush(q as Batch));
+      // The batch goes once the requests read in this turn of the event loop have joined it (up to
+      // BATCH of them), without waiting longer: a client waiting for each answer would otherwise wait
+      // for a timer on every transaction.
+      setImmediate(() => this.flush(q as Batch));
     }
     const need = q.size + entrySize(raw.length, chainId.length);
     if (need > q.input.length) {
@@ -78,7 +83,7 @@ export class SenderRecovery {
     }
     q.size = packEntry(q.input, q.size, raw, recovery, chainId);
     const done = new Promise<Recovered>((resolve) => q.resolves.push(resolve));
-    if (q.resolves.length >= MAX_BATCH) this.flush(q);
+    if (q.resolves.length >= BATCH) this.flush(q);
     return done;
   }
 
@@ -108,7 +113,6 @@ export class SenderRecovery {
       worker.on('message', (msg: RecoveryReport) => {
         const resolves = this.inFlight.get(msg.id);
         this.inFlight.delete(msg.id);
-        if (this.queue) this.flush(this.queue);
         if (resolves) deliver(resolves, msg.output);
       });
       const fail = () => {

@@ -14,6 +14,7 @@ import {
 } from '@ethereumjs/tx';
 import { bigIntToUnpaddedBytes, bytesToHex } from '@ethereumjs/util';
 import { describe, expect, it } from 'vitest';
+import { SenderRecovery as ThreadedRecovery } from '../../dist/txpool/senderRecovery.js';
 import { signedParts } from '../../src/chain/signedParts.js';
 import { customCrypto, ecdsaSign } from '../../src/crypto/index.js';
 import {
@@ -180,6 +181,34 @@ describe('sender recovery of the intake', () => {
       expect(unrecoverable?.publicKey).toBeUndefined();
       expect(unrecoverable?.address).toBeUndefined();
       expect(unrecoverable?.hash?.length).toBe(32);
+    } finally {
+      await recovery.close();
+    }
+  });
+
+  // The compiled module, beside which the recovery thread's script is: the batches go to the thread.
+  it('answers every caller of a burst that spans several batches on the thread', async () => {
+    const c = common(1337);
+    const keys = Array.from({ length: 21 }, (_, i) => new Uint8Array(32).fill(i + 1));
+    const txs = keys.map((key, i) =>
+      createFeeMarket1559Tx(
+        { chainId: 1337n, nonce: BigInt(i), maxFeePerGas: 10n, gasLimit: 21000n, to, value: BigInt(i) },
+        { common: c },
+      ).sign(key),
+    );
+    const recovery = new ThreadedRecovery();
+    try {
+      const results = await Promise.all(
+        txs.map((tx) => {
+          const { recovery: id, chainId } = request(tx);
+          return recovery.recover(tx.serialize(), id, chainId);
+        }),
+      );
+      expect(new Set(results.map((r) => bytesToHex(r.address as Uint8Array))).size).toBe(txs.length);
+      txs.forEach((tx, i) => {
+        expect(bytesToHex(results[i]?.address as Uint8Array)).toBe(tx.getSenderAddress().toString());
+        expect(bytesToHex(results[i]?.hash as Uint8Array)).toBe(bytesToHex(tx.hash()));
+      });
     } finally {
       await recovery.close();
     }
