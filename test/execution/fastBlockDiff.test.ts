@@ -478,7 +478,15 @@ describe('block execution on the call interpreter against the EVM library', () =
     const common = fast.chain.common;
     const tx = (nonce: bigint, to: string, value: bigint) =>
       createFeeMarket1559Tx(
-        { nonce, gasLimit: 100_000n, maxFeePerGas: 1000n, maxPriorityFeePerGas: 2n, to, value, chainId: 1337n },
+        {
+          nonce,
+          gasLimit: 100_000n,
+          maxFeePerGas: 1000n,
+          maxPriorityFeePerGas: 2n,
+          to,
+          value,
+          chainId: 1337n,
+        },
         { common },
       ).sign(KEY);
     // Between two transactions of its own, the runner meets delegated code in the second's message.
