@@ -36,6 +36,8 @@ import {
  * enough that the first answers of a burst come back after a few hundred microseconds of recovery).
  */
 const BATCH = 8;
+/** A batch's first buffer (it grows for larger transactions): a few transfers' worth. */
+const BATCH_BYTES = 4096;
 
 /** What the recovery thread works out for one transaction. */
 export interface Recovered {
@@ -68,7 +70,7 @@ export class SenderRecovery {
   recover(raw: Uint8Array, recovery: number, chainId: Uint8Array): Promise<Recovered> {
     let q = this.queue;
     if (!q) {
-      q = { input: new Uint8Array(64 * 1024), size: 0, resolves: [] };
+      q = { input: new Uint8Array(BATCH_BYTES), size: 0, resolves: [] };
       this.queue = q;
       // The batch goes once the requests read in this turn of the event loop have joined it (up to
       // BATCH of them), without waiting longer: a client waiting for each answer would otherwise wait
