@@ -390,14 +390,13 @@ export class BlockImporter {
       if (moved) this.staged = { block, td };
       return committed;
     }
-    if (commit === 'durable')
-      return () => {
-        if (extendsFlat) flat.moved(block.header.stateRoot);
-        committed();
-      };
+    const durable = () => {
+      if (extendsFlat) flat.moved(block.header.stateRoot);
+      committed();
+    };
+    if (commit === 'durable') return durable;
     this.chain.db.commit(batch);
-    if (extendsFlat) flat.moved(block.header.stateRoot);
-    committed();
+    durable();
     return () => {};
   }
 
