@@ -23,7 +23,6 @@ import {
   bytesToHex,
   createAddressFromString,
   KECCAK256_RLP,
-  setLengthLeft,
 } from '@ethereumjs/util';
 import { Bloom, createVM, type RunTxResult, runBlock, runTx, type VM } from '@ethereumjs/vm';
 import { AncestorHashes } from '../chain/ancestorHashes.js';
@@ -38,6 +37,7 @@ import type { WorldState } from '../state/worldState.js';
 import { useFastCommonLookups } from '../util/commonLookups.js';
 import { Lru } from '../util/lru.js';
 import { orderedTrieRoot } from '../util/orderedTrieRoot.js';
+import { wordBytes } from '../util/word.js';
 import type { ConsensusRules } from './consensusRules.js';
 import { type FastExecutionStats, installFastExecution } from './fastCall/blockCall.js';
 import { runBlockTx } from './fastCall/blockTx.js';
@@ -452,10 +452,14 @@ export class BlockProcessor {
       if (code.length > 0) {
         const len = common.param('historicalRootsLength');
         const index = header.timestamp % len;
-        await vm.stateManager.putStorage(BEACON_ROOTS_ADDRESS, word(index), bigIntToBytes(header.timestamp));
         await vm.stateManager.putStorage(
           BEACON_ROOTS_ADDRESS,
-          word(index + len),
+          wordBytes(index),
+          bigIntToBytes(header.timestamp),
+        );
+        await vm.stateManager.putStorage(
+          BEACON_ROOTS_ADDRESS,
+          wordBytes(index + len),
           header.parentBeaconBlockRoot ?? new Uint8Array(32),
         );
         await vm.evm.journal.cleanup();
@@ -465,7 +469,7 @@ export class BlockProcessor {
       const address = new Address(bigIntToAddressBytes(common.param('historyStorageAddress')));
       const code = await vm.stateManager.getCode(address);
       if (code.length > 0) {
-        const slot = word((header.number - 1n) % common.param('historyServeWindow'));
+        const slot = wordBytes((header.number - 1n) % common.param('historyServeWindow'));
         await vm.stateManager.putStorage(address, slot, header.parentHash);
         await vm.evm.journal.cleanup();
       }
@@ -579,10 +583,6 @@ async function credit(vm: VM, address: Address, amount: bigint): Promise<void> {
  */
 function senderOf(tx: TypedTransaction): Address {
   return new Address(keccak256(tx.getSenderPublicKey()).slice(12));
-}
-
-function word(n: bigint): Uint8Array {
-  return setLengthLeft(bigIntToBytes(n), 32);
 }
 
 function cleanReason(err: unknown): string {

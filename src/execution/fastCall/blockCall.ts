@@ -18,16 +18,10 @@
  */
 import { ConsensusAlgorithm } from '@ethereumjs/common';
 import { type EVM, EVMError, type EVMResult, type EVMRunCallOpts, type Log } from '@ethereumjs/evm';
-import {
-  Account,
-  Address,
-  bigIntToBytes,
-  bigIntToUnpaddedBytes,
-  bytesToBigInt,
-  setLengthLeft,
-} from '@ethereumjs/util';
+import { Account, Address, bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util';
 import { logger } from '../../log.js';
 import { addressKey, hexKeyToBytes } from '../../state/trieStore.js';
+import { wordBytes } from '../../util/word.js';
 import { Fallback } from './fallback.js';
 import { type CallEnv, create, createAddress, executeTop, type FrameResult, Outcome } from './interpreter.js';
 import { type ForkRules, forkRules, runPrecompile } from './runner.js';
@@ -287,11 +281,7 @@ export function runMessage(runner: FastTxRunner, world: CallWorld, callOpts: EVM
   }
   const success = frame.outcome === Outcome.Success;
   const logs: Log[] = success
-    ? (world.logs ?? []).map(([key, topics, data]) => [
-        hexKeyToBytes(key),
-        topics.map((t) => setLengthLeft(bigIntToBytes(t), 32)),
-        data,
-      ])
+    ? (world.logs ?? []).map(([key, topics, data]) => [hexKeyToBytes(key), topics.map(wordBytes), data])
     : [];
   const prefixed = (key: string): `0x${string}` => `0x${key}`;
   const result: EVMResult = {

@@ -9,8 +9,9 @@
 import type { StateManagerInterface } from '@ethereumjs/common';
 import type { InterpreterStep, Message } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Address, bigIntToBytes, bytesToHex, createAddressFromBigInt, setLengthLeft } from '@ethereumjs/util';
+import { Address, bytesToHex, createAddressFromBigInt, setLengthLeft } from '@ethereumjs/util';
 import type { VM } from '@ethereumjs/vm';
+import { wordBytes } from '../../util/word.js';
 import type { TraceOptions } from './options.js';
 import type { Deadline } from './sink.js';
 
@@ -32,7 +33,7 @@ function isPrecompile(address: Uint8Array): boolean {
 }
 
 function slotKey(v: bigint): string {
-  return bytesToHex(setLengthLeft(bigIntToBytes(v), 32));
+  return bytesToHex(wordBytes(v));
 }
 
 async function readAccount(state: StateManagerInterface, address: Address): Promise<AccountState> {
