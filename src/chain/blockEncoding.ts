@@ -38,6 +38,15 @@ export function transactionEncodings(block: Block): Uint8Array[] {
 }
 
 /**
+ * Records `encodings` (each `txs[i].serialize()`) as the encodings of a block holding `txs`: a block
+ * builder has them already and the store then takes them instead of serializing every transaction
+ * again.
+ */
+export function rememberTransactionEncodings(txs: TypedTransaction[], encodings: Uint8Array[]): void {
+  cache.set(txs, encodings);
+}
+
+/**
  * The block's body RLP, `[transactions, uncles, withdrawals?]`, byte for byte what
  * `RLP.encode(block.raw().slice(1))` gives: a typed transaction is a string holding its encoding, a
  * legacy one its list (which is its encoding).
