@@ -52,6 +52,8 @@ interface BlockStorageTrie {
   hashedAddress: Uint8Array;
   /** The hashed slot and the value last written into the trie, per slot (hex). */
   applied: Map<string, [Uint8Array, Uint8Array]>;
+  /** The trie's root once those writes were applied. */
+  root: Uint8Array;
 }
 
 function copyAccount(a: Account): Account {
@@ -94,6 +96,14 @@ export class BlockState implements StateManagerInterface {
   private warmTries = new Map<string, MutableTrie>();
   /** The root `getStateRoot` last returned, while nothing was written since. */
   private computedRoot: Uint8Array | undefined;
+  /**
+   * What the block layer changed since the tries were last brought up to it (by `getStateRoot`), so
+   * that bringing them up again costs what changed since, not what the block changed so far: the
+   * account keys written (an account, a slot or a wipe), and per account key the slots written, or
+   * null once its storage was wiped (or a wipe undone: every slot is applied again).
+   */
+  private dirty = new Set<string>();
+  private dirtySlots = new Map<string, Set<string> | null>();
   private readonly sink: NodeSink;
 
   constructor(
@@ -225,6 +235,7 @@ export class BlockState implements StateManagerInterface {
   private setAccount(key: string, address: Uint8Array, account: Account | undefined): void {
     this.journal.push({ k: 0, key, prior: this.dAccounts.get(key) });
     this.dAccounts.set(key, { address, account });
+    this.dirty.add(key);
     this.computedRoot = undefined;
   }
 
@@ -278,6 +289,7 @@ export class BlockState implements StateManagerInterface {
     const slotKey = bytesToHexKey(slot);
     this.journal.push({ k: 1, key, slot: slotKey, prior: slots.get(slotKey) });
     slots.set(slotKey, stripZeros(value).slice());
+    this.slotChanged(key, slotKey);
     this.computedRoot = undefined;
   }
 
@@ -294,7 +306,20 @@ export class BlockState implements StateManagerInterface {
     });
     this.dStorage.set(key, new Map());
     this.dCleared.add(key);
+    this.dirty.add(key);
+    this.dirtySlots.set(key, null);
     this.computedRoot = undefined;
+  }
+
+  private slotChanged(key: string, slotKey: string): void {
+    this.dirty.add(key);
+    let slots = this.dirtySlots.get(key);
+    if (slots === null) return;
+    if (slots === undefined) {
+      slots = new Set();
+      this.dirtySlots.set(key, slots);
+    }
+    slots.add(slotKey);
   }
 
   async checkpoint(): Promise<void> {
@@ -314,14 +339,18 @@ export class BlockState implements StateManagerInterface {
       if (u.k === 0) {
         if (u.prior === undefined) this.dAccounts.delete(u.key);
         else this.dAccounts.set(u.key, u.prior);
+        this.dirty.add(u.key);
       } else if (u.k === 1) {
         const slots = this.dStorage.get(u.key) as Map<string, Uint8Array>;
         if (u.prior === undefined) slots.delete(u.slot);
         else slots.set(u.slot, u.prior);
+        this.slotChanged(u.key, u.slot);
       } else {
         if (u.priorSlots === undefined) this.dStorage.delete(u.key);
         else this.dStorage.set(u.key, u.priorSlots);
         if (!u.priorCleared) this.dCleared.delete(u.key);
+        this.dirty.add(u.key);
+        this.dirtySlots.set(u.key, null);
       }
     }
     journal.length = mark;
@@ -336,23 +365,22 @@ export class BlockState implements StateManagerInterface {
     return this.stateRootSync();
   }
 
+  /**
+   * Brings the tries up to the block layer and hashes what changed: only what was written since the
+   * last call (see `dirty`), so calling it while a block is built leaves less for its close.
+   */
   stateRootSync(): Uint8Array {
     if (this.computedRoot !== undefined) return this.computedRoot;
-    const storageRoots = new Map<string, Uint8Array>();
     // Storage tries first: an account's leaf carries its storage root.
-    const touched = new Set<string>(this.dStorage.keys());
-    for (const key of this.blockTries.keys()) touched.add(key);
-    for (const key of touched) storageRoots.set(key, this.applyStorage(key));
-    const accountKeys = new Set<string>(this.dAccounts.keys());
-    for (const key of storageRoots.keys()) accountKeys.add(key);
-    for (const key of this.appliedAccounts.keys()) accountKeys.add(key);
-    for (const key of accountKeys) {
+    for (const [key, slots] of this.dirtySlots) this.applyStorage(key, slots);
+    for (const key of this.dirty) {
       const address = this.dAccounts.get(key)?.address ?? hexKeyToBytes(key);
       const d = this.dAccounts.get(key);
       const account = d !== undefined ? d.account : this.committedAccount(key, address);
       let leaf: Uint8Array = EMPTY;
+      const bt = this.blockTries.get(key);
       if (account !== undefined) {
-        const storageRoot = storageRoots.get(key) ?? this.committedAccount(key, address)?.storageRoot;
+        const storageRoot = bt?.root ?? this.committedAccount(key, address)?.storageRoot;
         leaf = new Account(
           account.nonce,
           account.balance,
@@ -361,52 +389,68 @@ export class BlockState implements StateManagerInterface {
         ).serialize();
       }
       const last = this.appliedAccounts.get(key);
-      if (last === undefined ? d === undefined && !storageRoots.has(key) : equalsBytes(last[1], leaf))
-        continue;
+      if (last === undefined ? d === undefined && bt === undefined : equalsBytes(last[1], leaf)) continue;
       const hashed = last?.[0] ?? keccak256(address);
       this.accountTrie.put(hashed, leaf);
       this.appliedAccounts.set(key, [hashed, leaf]);
     }
+    this.dirty = new Set();
+    this.dirtySlots = new Map();
     this.computedRoot = this.accountTrie.commit(this.sink);
     return this.computedRoot;
   }
 
-  /** Brings the account's storage trie up to the block layer; returns its root. */
-  private applyStorage(key: string): Uint8Array {
+  /**
+   * Brings the account's storage trie up to the block layer: the slots in `changed` (every slot of the
+   * block layer and every slot applied before when null) go to their current value, or back to their
+   * committed one when a revert removed them; the trie is hashed again if that wrote anything.
+   */
+  private applyStorage(key: string, changed: Set<string> | null): void {
     const cleared = this.dCleared.has(key);
     let bt = this.blockTries.get(key);
     if (bt !== undefined && bt.cleared !== cleared) bt = undefined;
+    let all = changed === null;
     if (bt === undefined) {
       let trie: MutableTrie | undefined;
+      let root: Uint8Array = KECCAK256_RLP;
       if (cleared) trie = new MutableTrie(KECCAK256_RLP, this.store.load);
       else {
-        const root = this.committedAccount(key, hexKeyToBytes(key))?.storageRoot ?? KECCAK256_RLP;
+        root = this.committedAccount(key, hexKeyToBytes(key))?.storageRoot ?? KECCAK256_RLP;
         const warm = this.warmTries.get(key);
         trie = warm !== undefined && equalsBytes(warm.committedRoot, root) ? warm : undefined;
         trie ??= new MutableTrie(root, this.store.load);
       }
-      bt = { trie, cleared, hashedAddress: keccak256(hexKeyToBytes(key)), applied: new Map() };
+      bt = { trie, cleared, hashedAddress: keccak256(hexKeyToBytes(key)), applied: new Map(), root };
       this.blockTries.set(key, bt);
+      all = true;
     }
     const slots = this.dStorage.get(key);
     const address = cleared ? EMPTY : hexKeyToBytes(key);
-    // Slots written earlier in the block and reverted since go back to their committed value.
-    for (const [slotKey, last] of bt.applied) {
-      if (slots?.has(slotKey)) continue;
-      const committed = cleared ? EMPTY : this.committedSlot(key, address, slotKey, hexKeyToBytes(slotKey));
-      if (!equalsBytes(committed, last[1])) putSlot(bt.trie, last[0], committed);
-      bt.applied.delete(slotKey);
-    }
-    if (slots !== undefined) {
-      for (const [slotKey, value] of slots) {
-        const last = bt.applied.get(slotKey);
-        if (last !== undefined && equalsBytes(last[1], value)) continue;
-        const hashed = last?.[0] ?? keccak256(hexKeyToBytes(slotKey));
-        putSlot(bt.trie, hashed, value);
-        bt.applied.set(slotKey, [hashed, value]);
+    let written = all;
+    const apply = (slotKey: string, value: Uint8Array | undefined, b: BlockStorageTrie) => {
+      const last = b.applied.get(slotKey);
+      if (value === undefined) {
+        // Written earlier in the block and reverted since: back to its committed value.
+        if (last === undefined) return;
+        const committed = cleared ? EMPTY : this.committedSlot(key, address, slotKey, hexKeyToBytes(slotKey));
+        if (!equalsBytes(committed, last[1])) putSlot(b.trie, last[0], committed);
+        b.applied.delete(slotKey);
+        written = true;
+        return;
       }
+      if (last !== undefined && equalsBytes(last[1], value)) return;
+      const hashed = last?.[0] ?? keccak256(hexKeyToBytes(slotKey));
+      putSlot(b.trie, hashed, value);
+      b.applied.set(slotKey, [hashed, value]);
+      written = true;
+    };
+    if (all) {
+      for (const slotKey of [...bt.applied.keys()]) if (!slots?.has(slotKey)) apply(slotKey, undefined, bt);
+      if (slots !== undefined) for (const [slotKey, value] of slots) apply(slotKey, value, bt);
+    } else {
+      for (const slotKey of changed as Set<string>) apply(slotKey, slots?.get(slotKey), bt);
     }
-    return bt.trie.commit(this.sink);
+    if (written) bt.root = bt.trie.commit(this.sink);
   }
 
   /**
@@ -462,6 +506,8 @@ export class BlockState implements StateManagerInterface {
     this.marks = [];
     this.appliedAccounts = new Map();
     this.blockTries = new Map();
+    this.dirty = new Set();
+    this.dirtySlots = new Map();
     this.computedRoot = undefined;
     this.originalStorageCache.clear();
   }

@@ -1,7 +1,8 @@
 /**
  * The execution state (BlockState) and the head's flat tables over real LMDB, against the library's
  * Merkle state manager: a random sequence of blocks of account, code and storage writes with nested
- * checkpoints, reverts and storage wipes gives the same state root after every block, the flat tables
+ * checkpoints, reverts and storage wipes gives the same state root after every block and at points
+ * inside blocks (later writes, reverts and wipes then build on the tries brought up to there), the flat tables
  * that follow the blocks read every value the trie holds, and a rebuild from an older root (a
  * reorganisation) gives that root's values.
  */
@@ -37,6 +38,8 @@ describe('BlockState and the flat tables', () => {
 
   it('match the Merkle state manager block by block, and the flat tables match the trie', async () => {
     const r = rng(11);
+    // Where a root is also taken inside a block (its own draws: the operations stay the same).
+    const midRoot = rng(5);
     const common = new Common({ chain: Mainnet });
     const store = new TrieStore(db);
     const world = new WorldState(store, common);
@@ -105,6 +108,10 @@ describe('BlockState and the flat tables', () => {
         );
         expect((await state.getAccount(probe))?.balance).toBe((await reference.getAccount(probe))?.balance);
         expect(bytesToHex(await state.getCode(probe))).toBe(bytesToHex(await reference.getCode(probe)));
+        if (midRoot() < 0.15)
+          expect(bytesToHex(await state.getStateRoot()), `block ${block} op ${op}`).toBe(
+            bytesToHex(await reference.getStateRoot()),
+          );
       }
       while (depth-- > 0) for (const sm of [state, reference]) await sm.commit();
       for (const sm of [state, reference]) await sm.commit();
