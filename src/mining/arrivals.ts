@@ -11,6 +11,15 @@ import type { PooledTx, TxPool } from '../txpool/pool.js';
 const CHECK_MS = 20;
 /** No transaction for this long once the block is due: the stream paused, the block closes. */
 export const QUIET_MS = 25;
+/** No transaction for this long: the builder's `workAhead` runs (once per pause). */
+const PAUSE_WORK_AFTER_MS = 5;
+/** And at least this often while arrivals keep coming (the close then has little left to do). */
+const WORK_AHEAD_EVERY_MS = 100;
+/**
+ * After that work, the thread takes what reached it meanwhile for this long before the pause may count
+ * as the stream's end (requests that waited behind the work then arrive first).
+ */
+const AFTER_PAUSE_WORK_MS = 2;
 
 /** When a block collecting arrivals closes (performance.now() times). */
 export interface CollectWindow {
@@ -30,9 +39,19 @@ export class PoolArrivals {
   seqRead: number;
   /** Milliseconds spent waiting for arrivals (the rest of a build's time is work). */
   waitedMs = 0;
+  /**
+   * Work of the block's close that can be done ahead (the builder brings the state tries up to what
+   * the block executed so far): run once the stream pauses, which is when the block is likely to
+   * close, while nothing else waits for the thread (once per pause), and every WORK_AHEAD_EVERY_MS
+   * between batches of arrivals, so that what is left for the close stays small.
+   */
+  workAhead: (() => void) | undefined;
+  private pauseWorkDone = false;
+  private lastWorkAhead = performance.now();
   private readonly onAdded = (entry: PooledTx) => {
     this.entries.push(entry);
     this.lastArrival = performance.now();
+    this.pauseWorkDone = false;
     this.wake?.();
   };
 
@@ -64,6 +83,12 @@ export class PoolArrivals {
     signal?: AbortSignal,
   ): Promise<PooledTx[][] | undefined> {
     const { due, until, quietMs = QUIET_MS } = this.window;
+    // A pause counts from when the builder came back for more: time it spent executing is not one.
+    const back = performance.now();
+    if (this.workAhead !== undefined && back - this.lastWorkAhead >= WORK_AHEAD_EVERY_MS) {
+      this.lastWorkAhead = back;
+      this.workAhead();
+    }
     for (;;) {
       const now = performance.now();
       // Other work waiting for the builder's queue (an import) goes first: the block closes at once
@@ -76,8 +101,21 @@ export class PoolArrivals {
         await new Promise<void>((r) => setImmediate(r));
         break;
       }
+      let pauseWork = Number.POSITIVE_INFINITY;
+      if (this.workAhead !== undefined && !this.pauseWorkDone) {
+        pauseWork = Math.max(this.lastArrival, back) + PAUSE_WORK_AFTER_MS - now;
+        if (pauseWork <= 0) {
+          this.pauseWorkDone = true;
+          this.lastWorkAhead = now;
+          this.workAhead();
+          const rest = performance.now();
+          await this.sleep(AFTER_PAUSE_WORK_MS, signal);
+          this.waitedMs += performance.now() - rest;
+          continue;
+        }
+      }
       const wait = now < due ? due - now : this.lastArrival + quietMs - now;
-      await this.sleep(Math.min(wait, until - now, CHECK_MS), signal);
+      await this.sleep(Math.min(wait, until - now, CHECK_MS, pauseWork), signal);
       this.waitedMs += performance.now() - now;
     }
     const arrived = this.entries;

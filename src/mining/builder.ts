@@ -192,6 +192,13 @@ export class BlockBuilder {
     const run = this.importer.executeOnParent(parent, async (vm) => {
       vm.common.setHardforkBy({ blockNumber: number, timestamp });
       await vm.evm.journal.checkpoint();
+      if (arrivals) {
+        // The state tries take what the block executed so far (the state manager then applies and
+        // hashes only what changes after, when the block closes).
+        arrivals.workAhead = () => {
+          vm.stateManager.getStateRoot().catch(() => undefined);
+        };
+      }
       try {
         await processor.startBlock(vm, execHeader);
         const limit = this.opts.selectionTimeLimitMs?.(number);
