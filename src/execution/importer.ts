@@ -32,6 +32,8 @@ const log = logger('state');
 export interface BuiltExecution extends BlockExecution {
   /** The state trie nodes the block wrote (applied in the block's commit transaction). */
   stateWrites: WriteBatch;
+  /** Set by `writeAhead`: the commit of the state writes, handed over before the block was sealed. */
+  writtenAhead?: Promise<void>;
 }
 
 /** A block refused at import, kept for debug_getBadBlocks and debug_standardTraceBadBlockToFile. */
@@ -133,9 +135,26 @@ export class BlockImporter {
       const changes = execution.changes ?? this.processor.builtChanges(block.header.stateRoot);
       const durable = this.store(block, { ...execution, changes }, execution.stateWrites, 'durable');
       await this.chain.db.commitDurable(execution.stateWrites);
+      // Committed before the block's own transaction (the commit thread keeps the order).
+      await execution.writtenAhead;
       durable();
       return 'imported' as const;
     });
+  }
+
+  /**
+   * Hands a built block's state writes to the database's commit thread now, while the block is sealed:
+   * trie nodes, code and preimages, each stored under its own hash, so nothing refers to them until
+   * the block is stored. `commitBuilt` then writes only the block's own records, behind them. A block
+   * abandoned after this leaves nodes nothing refers to (as any state an archive node left behind),
+   * never a partial block; a failure is reported by `commitBuilt` (and every later commit).
+   */
+  writeAhead(execution: BuiltExecution): void {
+    if (execution.writtenAhead !== undefined || execution.stateWrites.size === 0) return;
+    const ahead = this.chain.db.commitDurable(execution.stateWrites);
+    ahead.catch(() => undefined);
+    execution.writtenAhead = ahead;
+    execution.stateWrites = this.chain.newBatch();
   }
 
   /**

@@ -254,6 +254,8 @@ export class BlockProducer {
           };
         this.checkRebuild();
         if (attempt.signal.aborted) continue;
+        // Its trie nodes are written while it is sealed (an empty block's are a few: they wait).
+        if (built.txCount > 0) this.importer.writeAhead(built.execution);
         // A block without transactions waits for the engine's empty-block time (a transaction arriving
         // restarts it); a block that closed early (an import waits for the builder's queue) waits too.
         const hold =
