@@ -83,18 +83,21 @@ export class PoolArrivals {
     signal?: AbortSignal,
   ): Promise<PooledTx[][] | undefined> {
     const { due, until, quietMs = QUIET_MS } = this.window;
-    // A pause counts from when the builder came back for more: time it spent executing is not one.
-    const back = performance.now();
+    let back = performance.now();
     if (this.workAhead !== undefined && back - this.lastWorkAhead >= WORK_AHEAD_EVERY_MS) {
       this.lastWorkAhead = back;
       this.workAhead();
+      back = performance.now();
     }
+    // A pause counts from when the builder came back for more: time it spent executing a batch (or
+    // working ahead) is not one, arrivals could not be taken in meanwhile.
+    const quietFrom = () => Math.max(this.lastArrival, back);
     for (;;) {
       const now = performance.now();
       // Other work waiting for the builder's queue (an import) goes first: the block closes at once
       // (the producer holds its seal until it is due).
       if (signal?.aborted || now >= until || this.giveWay()) return undefined;
-      if (now >= due && now - this.lastArrival >= quietMs) return undefined;
+      if (now >= due && now - quietFrom() >= quietMs) return undefined;
       if (this.entries.length > 0) {
         // Requests that reached the socket meanwhile are taken in first (their senders are recovered
         // on another thread while this batch runs).
@@ -103,7 +106,7 @@ export class PoolArrivals {
       }
       let pauseWork = Number.POSITIVE_INFINITY;
       if (this.workAhead !== undefined && !this.pauseWorkDone) {
-        pauseWork = Math.max(this.lastArrival, back) + PAUSE_WORK_AFTER_MS - now;
+        pauseWork = quietFrom() + PAUSE_WORK_AFTER_MS - now;
         if (pauseWork <= 0) {
           this.pauseWorkDone = true;
           this.lastWorkAhead = now;
@@ -114,7 +117,7 @@ export class PoolArrivals {
           continue;
         }
       }
-      const wait = now < due ? due - now : this.lastArrival + quietMs - now;
+      const wait = now < due ? due - now : quietFrom() + quietMs - now;
       await this.sleep(Math.min(wait, until - now, CHECK_MS, pauseWork), signal);
       this.waitedMs += performance.now() - now;
     }
