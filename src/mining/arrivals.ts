@@ -13,8 +13,6 @@ const CHECK_MS = 20;
 export const QUIET_MS = 25;
 /** No transaction for this long: the builder's `workAhead` runs (once per pause). */
 const PAUSE_WORK_AFTER_MS = 5;
-/** And at least this often while arrivals keep coming (the close then has little left to do). */
-const WORK_AHEAD_EVERY_MS = 100;
 /**
  * After that work, the thread takes what reached it meanwhile for this long before the pause may count
  * as the stream's end (requests that waited behind the work then arrive first).
@@ -42,12 +40,12 @@ export class PoolArrivals {
   /**
    * Work of the block's close that can be done ahead (the builder brings the state tries up to what
    * the block executed so far): run once the stream pauses, which is when the block is likely to
-   * close, while nothing else waits for the thread (once per pause), and every WORK_AHEAD_EVERY_MS
-   * between batches of arrivals, so that what is left for the close stays small.
+   * close, while nothing else waits for the thread; once per pause. (Run also every 100 ms while
+   * arrivals kept coming, it cost more main-thread time per transaction than it saved at the close:
+   * every run hashes the tries' upper nodes again.)
    */
   workAhead: (() => void) | undefined;
   private pauseWorkDone = false;
-  private lastWorkAhead = performance.now();
   private readonly onAdded = (entry: PooledTx) => {
     this.entries.push(entry);
     this.lastArrival = performance.now();
@@ -83,14 +81,9 @@ export class PoolArrivals {
     signal?: AbortSignal,
   ): Promise<PooledTx[][] | undefined> {
     const { due, until, quietMs = QUIET_MS } = this.window;
-    let back = performance.now();
-    if (this.workAhead !== undefined && back - this.lastWorkAhead >= WORK_AHEAD_EVERY_MS) {
-      this.lastWorkAhead = back;
-      this.workAhead();
-      back = performance.now();
-    }
-    // A pause counts from when the builder came back for more: time it spent executing a batch (or
-    // working ahead) is not one, arrivals could not be taken in meanwhile.
+    const back = performance.now();
+    // A pause counts from when the builder came back for more: time it spent executing a batch is
+    // not one, arrivals could not be taken in meanwhile.
     const quietFrom = () => Math.max(this.lastArrival, back);
     for (;;) {
       const now = performance.now();
@@ -109,7 +102,6 @@ export class PoolArrivals {
         pauseWork = quietFrom() + PAUSE_WORK_AFTER_MS - now;
         if (pauseWork <= 0) {
           this.pauseWorkDone = true;
-          this.lastWorkAhead = now;
           this.workAhead();
           const rest = performance.now();
           await this.sleep(AFTER_PAUSE_WORK_MS, signal);
