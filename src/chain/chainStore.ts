@@ -27,7 +27,7 @@ import { type Database, metaKey, numberKey, WriteBatch } from '../db/database.js
 import { Lru } from '../util/lru.js';
 import { shareCommon } from '../util/sharedCommon.js';
 import { encodeBody } from './blockEncoding.js';
-import { decodeReceipt, decodeReceiptList, type StoredReceipt } from './receipts.js';
+import { decodeReceipt, decodeReceiptList, encodeReceiptList, type StoredReceipt } from './receipts.js';
 import { bodyTransactionEncodings } from './rlpScan.js';
 
 export interface Head {
@@ -313,7 +313,7 @@ export class ChainStore extends EventEmitter<{ newHead: [NewHeadEvent] }> {
     const hash = block.hash();
     batch.put('headers', hash, block.header.serialize());
     batch.put('bodies', hash, encodeBody(block));
-    batch.put('receipts', hash, RLP.encode(receipts));
+    batch.put('receipts', hash, encodeReceiptList(receipts));
     const s = new Uint8Array(senders.length * 20);
     for (let i = 0; i < senders.length; i++) s.set((senders[i] as Address).bytes, i * 20);
     batch.put('senders', hash, s);

@@ -6,6 +6,7 @@ import { RLP } from '@ethereumjs/rlp';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { type Address, bigIntToUnpaddedBytes, bytesToBigInt, concatBytes } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
+import { rlpBytesList } from '../util/rlpWrite.js';
 
 export type LogTuple = [address: Uint8Array, topics: Uint8Array[], data: Uint8Array];
 
@@ -49,7 +50,7 @@ export function decodeReceipt(raw: Uint8Array): StoredReceipt {
 }
 
 export function encodeReceiptList(encoded: Uint8Array[]): Uint8Array {
-  return RLP.encode(encoded);
+  return rlpBytesList(encoded);
 }
 
 export function decodeReceiptList(raw: Uint8Array): Uint8Array[] {

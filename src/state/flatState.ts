@@ -14,6 +14,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { type Account, createAccountFromRLP, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
 import { type Database, metaKey, WriteBatch } from '../db/database.js';
+import { rlpListSize, rlpStringSize, writeRlpHeader, writeRlpString } from '../util/rlpWrite.js';
 import { trieEntriesSync, trieGetHashedSync } from './syncTrie.js';
 import type { TrieStore } from './trieStore.js';
 
@@ -128,11 +129,30 @@ export class FlatState {
 
   /** The keys a block changed, as stored beside it for reorganisations (see `catchUp`). */
   static encodeKeys(changes: StateChanges): Uint8Array {
-    return RLP.encode([
-      changes.accounts.map(([hashed]) => hashed),
-      changes.cleared,
-      changes.storage.map(([hashed, slot]) => slotKey(hashed, slot)),
-    ]);
+    // `RLP.encode([accounts, cleared, storage.map(slotKey)])`, sized first and written once (the
+    // generic encoder took 11-16 ms for a 4,000-transaction block, on the main thread).
+    let accounts = 0;
+    for (const [hashed] of changes.accounts) accounts += rlpStringSize(hashed);
+    let cleared = 0;
+    for (const hashed of changes.cleared) cleared += rlpStringSize(hashed);
+    let storage = 0;
+    for (const [hashed, slot] of changes.storage) storage += rlpListSize(hashed.length + slot.length);
+    const payload = rlpListSize(accounts) + rlpListSize(cleared) + rlpListSize(storage);
+    const out = new Uint8Array(rlpListSize(payload));
+    let at = writeRlpHeader(out, 0, payload, true);
+    at = writeRlpHeader(out, at, accounts, true);
+    for (const [hashed] of changes.accounts) at = writeRlpString(out, at, hashed);
+    at = writeRlpHeader(out, at, cleared, true);
+    for (const hashed of changes.cleared) at = writeRlpString(out, at, hashed);
+    at = writeRlpHeader(out, at, storage, true);
+    for (const [hashed, slot] of changes.storage) {
+      // The 64-byte key (slotKey) as one string: a header as a list's of that size, then both halves.
+      at = writeRlpHeader(out, at, hashed.length + slot.length, false);
+      out.set(hashed, at);
+      out.set(slot, at + hashed.length);
+      at += hashed.length + slot.length;
+    }
+    return out;
   }
 
   /**

@@ -47,3 +47,16 @@ export function writeRlpString(out: Uint8Array, at: number, b: Uint8Array): numb
   out.set(b, from);
   return from + b.length;
 }
+
+/**
+ * The RLP list of the byte strings `items` (what `RLP.encode(items)` gives), sized first and written
+ * once: the generic encoder copies every item twice and allocates per item.
+ */
+export function rlpBytesList(items: readonly Uint8Array[]): Uint8Array {
+  let payload = 0;
+  for (const item of items) payload += rlpStringSize(item);
+  const out = new Uint8Array(rlpListSize(payload));
+  let at = writeRlpHeader(out, 0, payload, true);
+  for (const item of items) at = writeRlpString(out, at, item);
+  return out;
+}
