@@ -252,14 +252,32 @@ export function runMessage(runner: FastTxRunner, world: CallWorld, callOpts: EVM
   const header = (callOpts.block as NonNullable<EVMRunCallOpts['block']>).header;
   const from = addressKey(caller);
   const value = callOpts.value ?? 0n;
-  const origin = callOpts.origin ?? caller;
+  const origin = callOpts.origin;
+  const block = blockEnv(runner, header);
+  // One literal in CallEnv's order (the shape eth_call's environment has too): spreading the block's
+  // part into a new object took ~6 µs per transaction, most of this function's own time.
   const env: CallEnv = {
-    ...blockEnv(runner, header),
     world,
-    origin: bytesToBigInt(origin.bytes),
+    valid: block.valid,
+    fee: block.fee,
+    sstoreClearRefund: block.sstoreClearRefund,
+    origin: BigInt(`0x${origin === undefined || origin === caller ? from : addressKey(origin)}`),
     gasPrice: callOpts.gasPrice ?? 0n,
+    coinbase: block.coinbase,
+    timestamp: block.timestamp,
+    number: block.number,
+    prevRandao: block.prevRandao,
+    blockGasLimit: block.blockGasLimit,
+    chainId: block.chainId,
+    baseFee: block.baseFee,
+    blobBaseFee: block.blobBaseFee,
     blobHashes:
       callOpts.blobVersionedHashes === undefined ? [] : callOpts.blobVersionedHashes.map((h) => BigInt(h)),
+    delegation: block.delegation,
+    lifecycle: block.lifecycle,
+    blockHash: block.blockHash,
+    isPrecompile: block.isPrecompile,
+    runPrecompile: block.runPrecompile,
   };
 
   if (value > world.balance(from)) throw new Fallback('value beyond the sender balance');
