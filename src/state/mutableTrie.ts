@@ -11,6 +11,7 @@
 import { RLP } from '@ethereumjs/rlp';
 import { equalsBytes, KECCAK256_RLP } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
+import { slabBytes } from '../util/byteSlab.js';
 import { bytesToHexKey } from './trieStore.js';
 
 /** Reads a stored node's RLP by its hash (unprefixed hex); undefined when the store lacks it. */
@@ -334,7 +335,7 @@ export class MutableTrie {
 function encodeNode(raw: RawNode[]): Uint8Array {
   let payload = 0;
   for (let i = 0; i < raw.length; i++) payload += itemLength(raw[i]);
-  const out = new Uint8Array(headerLength(payload) + payload);
+  const out = slabBytes(headerLength(payload) + payload);
   let pos = writeHeader(out, 0, payload, 0xc0);
   for (let i = 0; i < raw.length; i++) pos = writeItem(out, pos, raw[i]);
   return out;

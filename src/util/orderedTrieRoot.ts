@@ -17,6 +17,7 @@
  * nodes with the first 256 entries and the last incomplete run, a small part of the work, when the
  * block closes.
  */
+import { slabBytes } from './byteSlab.js';
 import { rlpListSize, rlpStringSize, writeRlpHeader, writeRlpString } from './rlpWrite.js';
 
 type Hash = (data: Uint8Array) => Uint8Array;
@@ -58,7 +59,7 @@ function indexKey(i: number): Uint8Array {
 
 /** A list of `payload` bytes: its header written at 0 of a new array sized for both; returns both. */
 function newList(payload: number): { out: Uint8Array; at: number } {
-  const out = new Uint8Array(rlpListSize(payload));
+  const out = slabBytes(rlpListSize(payload));
   return { out, at: writeRlpHeader(out, 0, payload, true) };
 }
 

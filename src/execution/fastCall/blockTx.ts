@@ -22,6 +22,7 @@ import { getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, createAddressFromString, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util';
 import { Bloom, type RunTxOpts, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
 import { addressKey, bytesToHexKey, hexKeyToBytes } from '../../state/trieStore.js';
+import { slabBytes } from '../../util/byteSlab.js';
 import {
   commitTransaction,
   type FastBlockState,
@@ -225,7 +226,8 @@ async function execute(
   const logs = exec.logs ?? [];
   let bloom = NO_LOGS_BLOOM;
   if (logs.length > 0) {
-    bloom = new Bloom(undefined, common);
+    // A receipt's bloom lives until its receipt is encoded: carved from a shared buffer.
+    bloom = new Bloom(slabBytes(256), common);
     for (const log of logs) {
       bloom.add(log[0]);
       for (const topic of log[1]) bloom.add(topic);
