@@ -301,6 +301,26 @@ export class BlockBuilder {
     let receiptGas = 0n;
     let blobGasUsed = 0n;
 
+    /** Adds an executed transaction to the block: its body (without blob sidecars), receipt and logs. */
+    const take = (entry: PooledTx, res: RunTxResult) => {
+      const tx = entry.tx;
+      const bare =
+        tx instanceof Blob4844Tx && tx.blobs !== undefined
+          ? createMinimal4844TxFromNetworkWrapper(tx, { common: tx.common })
+          : tx;
+      txs.push(bare);
+      const serialized = bare.serialize();
+      encodings.push(serialized);
+      transactionsTrie.push(serialized);
+      included.push(entry);
+      bloom.or(res.bloom);
+      for (const log of res.receipt.logs) logs.push(log as ReceiptLog);
+      const encoded = encodeBuiltReceipt(res.receipt as BuiltReceipt, tx.type);
+      receipts.push(encoded);
+      receiptsTrie.push(encoded);
+      senders.push(entry.sender);
+    };
+
     // Each sender's next nonce after what the block carries: where its later arrivals' lanes start.
     const nextNonce = new Map<string, bigint>();
     let lanes: PooledTx[][] | undefined = pending;
@@ -330,21 +350,7 @@ export class BlockBuilder {
           receiptGas += res.totalGasSpent;
           blobGasUsed += tx instanceof Blob4844Tx ? BigInt(tx.numBlobs()) * blobGasPerBlob : 0n;
           blockValue += (tip > 0n ? tip : 0n) * res.totalGasSpent;
-          bloom.or(res.bloom);
-          for (const log of res.receipt.logs) logs.push(log as ReceiptLog);
-          const bare =
-            tx instanceof Blob4844Tx && tx.blobs !== undefined
-              ? createMinimal4844TxFromNetworkWrapper(tx, { common: tx.common })
-              : tx;
-          txs.push(bare);
-          const serialized = bare.serialize();
-          encodings.push(serialized);
-          transactionsTrie.push(serialized);
-          included.push(entry);
-          const encoded = encodeBuiltReceipt(res.receipt as BuiltReceipt, tx.type);
-          receipts.push(encoded);
-          receiptsTrie.push(encoded);
-          senders.push(entry.sender);
+          take(entry, res);
           continue;
         }
         if (gasLimit - gasUsed < TX_GAS) break fill;
@@ -377,10 +383,6 @@ export class BlockBuilder {
         }
         selection.accept();
         nextNonce.set(entry.senderHex, tx.nonce + 1n);
-        const bare =
-          tx instanceof Blob4844Tx && tx.blobs !== undefined
-            ? createMinimal4844TxFromNetworkWrapper(tx, { common: tx.common })
-            : tx;
         if (eip8037 && res.txRegularGas !== undefined) {
           regularGas += res.txRegularGas;
           stateGas += res.txStateGas ?? 0n;
@@ -389,17 +391,7 @@ export class BlockBuilder {
         receiptGas += res.totalGasSpent;
         blobGasUsed += txBlobGas;
         blockValue += tip * res.totalGasSpent;
-        included.push(entry);
-        bloom.or(res.bloom);
-        for (const log of res.receipt.logs) logs.push(log as ReceiptLog);
-        const encoded = encodeBuiltReceipt(res.receipt as BuiltReceipt, tx.type);
-        txs.push(bare);
-        const serialized = bare.serialize();
-        encodings.push(serialized);
-        transactionsTrie.push(serialized);
-        receipts.push(encoded);
-        receiptsTrie.push(encoded);
-        senders.push(entry.sender);
+        take(entry, res);
         if (performance.now() - lastYield >= YIELD_AFTER_MS) {
           await yieldToLoop();
           lastYield = performance.now();
