@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { type Block, type BlockHeader, createBlock } from '@ethereumjs/block';
 import { createFeeMarket1559Tx, type FeeMarket1559Tx } from '@ethereumjs/tx';
 import { Address, hexToBytes } from '@ethereumjs/util';
+import { afterEach } from 'vitest';
 import { LONDON_AT_GENESIS } from '../../bench/genchain.mjs';
 import type { ChainStore } from '../../src/chain/chainStore.js';
 import { type GenesisSpec, parseGenesis } from '../../src/config/genesis.js';
@@ -148,4 +149,20 @@ export function fundedTransfer(c: CliqueTestChain, nonce: number): FeeMarket1559
     },
     { common: c.chain.common },
   ).sign(FUNDED.key);
+}
+
+/**
+ * An opener of one-signer Clique chains (signed by `signer`) for a test file: the chains opened in a
+ * test are closed after it.
+ */
+export function cliqueChainsOf(signer: TestKey): () => Promise<CliqueTestChain> {
+  const opened: CliqueTestChain[] = [];
+  afterEach(async () => {
+    for (const c of opened.splice(0)) await c.close();
+  });
+  return async () => {
+    const c = await openCliqueChain(cliqueGenesis([signer.address]));
+    opened.push(c);
+    return c;
+  };
 }

@@ -3,31 +3,16 @@
  * block it built then is valid (another node imports it, executing it), and what was not selected stays
  * in the pool for the next block.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import { BlockBuilder } from '../../src/mining/builder.js';
 import { startNode } from '../../src/node.js';
-import {
-  type CliqueTestChain,
-  cliqueGenesis,
-  fundedTransfer,
-  openCliqueChain,
-  testKey,
-} from '../clique/helpers.js';
+import { type CliqueTestChain, cliqueChainsOf, fundedTransfer, testKey } from '../clique/helpers.js';
 
 const SIGNER = testKey('a');
 const TXS = 150;
 
-const opened: CliqueTestChain[] = [];
-afterEach(async () => {
-  for (const c of opened.splice(0)) await c.close();
-});
-
-async function open(): Promise<CliqueTestChain> {
-  const c = await openCliqueChain(cliqueGenesis([SIGNER.address]));
-  opened.push(c);
-  return c;
-}
+const open = cliqueChainsOf(SIGNER);
 
 /** `TXS` value transfers of FUNDED in the pool, nonces 0… */
 async function fillPool(c: CliqueTestChain): Promise<void> {

@@ -5,29 +5,14 @@
  * it reaches the same head. A block abandoned after writing ahead leaves the chain as it was: the block
  * built again in its place stores and imports the same way.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BlockBuilder } from '../../src/mining/builder.js';
 import { bytesToHexKey, TrieStore } from '../../src/state/trieStore.js';
-import {
-  type CliqueTestChain,
-  cliqueGenesis,
-  fundedTransfer,
-  openCliqueChain,
-  testKey,
-} from '../clique/helpers.js';
+import { type CliqueTestChain, cliqueChainsOf, fundedTransfer, testKey } from '../clique/helpers.js';
 
 const SIGNER = testKey('a');
 
-const opened: CliqueTestChain[] = [];
-afterEach(async () => {
-  for (const c of opened.splice(0)) await c.close();
-});
-
-async function open(): Promise<CliqueTestChain> {
-  const c = await openCliqueChain(cliqueGenesis([SIGNER.address]));
-  opened.push(c);
-  return c;
-}
+const open = cliqueChainsOf(SIGNER);
 
 function builderOf(c: CliqueTestChain): BlockBuilder {
   return new BlockBuilder(c.chain, c.importer, c.services.txPool, {

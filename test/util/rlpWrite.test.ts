@@ -7,16 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { encodeReceiptList } from '../../src/chain/receipts.js';
 import { FlatState } from '../../src/state/flatState.js';
 import { rlpBytesList } from '../../src/util/rlpWrite.js';
+import { seededBytes } from '../helpers/seededBytes.js';
 
-let seed = 3;
-function bytes(n: number): Uint8Array {
-  const out = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    out[i] = seed & 255;
-  }
-  return out;
-}
+const bytes = seededBytes(3);
 
 describe('RLP written into sized buffers', () => {
   it('lists of byte strings match the generic encoder', () => {
