@@ -6,9 +6,10 @@
  * once stay in bounded maps from block to block, and are brought forward with each block's writes,
  * so a chain of blocks reads each account and slot from the database once. The block layer holds
  * what the block being executed wrote, with a journal for the EVM's checkpoints. The tries:
- * `getStateRoot` applies the block layer to in-memory tries (the account trie and each written
- * account's storage trie, kept warm between blocks) and hashes every changed node once; the new
- * nodes go to the trie store's pending writes, committed in the block's LMDB transaction.
+ * `getStateRoot` applies what the block layer changed since its last call to in-memory tries (the
+ * account trie and each written account's storage trie, kept warm between blocks) and hashes the
+ * changed nodes (called once per block, each node once); the new nodes go to the trie store's
+ * pending writes, committed with the block.
  *
  * `commitBlock` moves the block layer into the committed layer once the block is accepted; anything
  * else (`setStateRoot` to another root, a failed block) drops it.
