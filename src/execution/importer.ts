@@ -123,7 +123,8 @@ export class BlockImporter {
 
   /**
    * Stores a sealed block built by `executeOnParent` without executing it again: same header checks,
-   * writes, total difficulty, fork choice and `newHead` event as an import, in one LMDB transaction.
+   * writes, total difficulty, fork choice and `newHead` event as an import, in one LMDB transaction
+   * (behind the one of its trie nodes when `writeAhead` handed those over first).
    * The transaction is written on the database's commit thread while this one answers requests, and
    * is readable only once durable (`Database.commitDurable`): a receipt answered must survive a kill,
    * and until then requests see the parent as the head, with its flat state. The queue waits for it.
