@@ -15,6 +15,7 @@ import type { EVMResult, InterpreterStep, Message } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import { Address } from '@ethereumjs/util';
 import type { RunTxResult, VM } from '@ethereumjs/vm';
+import { wordBytes } from '../../../util/word.js';
 import type { BlockTracer } from '../../tracer.js';
 import { type StateDiffJson, StateDiffRecorder } from './stateDiff.js';
 
@@ -597,7 +598,7 @@ function recordEffects(t: TraceFrame, step: InterpreterStep): void {
       if (n >= 2) t.updatedStorage = { key: top(0), value: top(1) };
       break;
     case 0x52: // MSTORE
-      if (n >= 2) t.updatedMemory = { offset: Number(top(0)), data: word(top(1)) };
+      if (n >= 2) t.updatedMemory = { offset: Number(top(0)), data: wordBytes(top(1)) };
       break;
     case 0x53: // MSTORE8
       if (n >= 2) t.updatedMemory = { offset: Number(top(0)), data: Uint8Array.of(Number(top(1) & 0xffn)) };
@@ -609,14 +610,4 @@ function recordEffects(t: TraceFrame, step: InterpreterStep): void {
 
 function bytesToHexString(data: Uint8Array): string {
   return `0x${Buffer.from(data).toString('hex')}`;
-}
-
-export function word(v: bigint): Uint8Array {
-  const out = new Uint8Array(32);
-  let x = v;
-  for (let i = 31; i >= 0 && x > 0n; i--) {
-    out[i] = Number(x & 0xffn);
-    x >>= 8n;
-  }
-  return out;
 }
