@@ -14,7 +14,13 @@ import { RLP } from '@ethereumjs/rlp';
 import { type Account, createAccountFromRLP, equalsBytes, KECCAK256_RLP } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
 import { type Database, metaKey, WriteBatch } from '../db/database.js';
-import { rlpListSize, rlpStringSize, writeRlpHeader, writeRlpString } from '../util/rlpWrite.js';
+import {
+  rlpListSize,
+  rlpStringSize,
+  rlpStringSizeOf,
+  writeRlpHeader,
+  writeRlpString,
+} from '../util/rlpWrite.js';
 import { trieEntriesSync, trieGetHashedSync } from './syncTrie.js';
 import type { TrieStore } from './trieStore.js';
 
@@ -136,7 +142,7 @@ export class FlatState {
     let cleared = 0;
     for (const hashed of changes.cleared) cleared += rlpStringSize(hashed);
     let storage = 0;
-    for (const [hashed, slot] of changes.storage) storage += rlpListSize(hashed.length + slot.length);
+    for (const [hashed, slot] of changes.storage) storage += rlpStringSizeOf(hashed.length + slot.length);
     const payload = rlpListSize(accounts) + rlpListSize(cleared) + rlpListSize(storage);
     const out = new Uint8Array(rlpListSize(payload));
     let at = writeRlpHeader(out, 0, payload, true);
@@ -146,7 +152,7 @@ export class FlatState {
     for (const hashed of changes.cleared) at = writeRlpString(out, at, hashed);
     at = writeRlpHeader(out, at, storage, true);
     for (const [hashed, slot] of changes.storage) {
-      // The 64-byte key (slotKey) as one string: a header as a list's of that size, then both halves.
+      // The 64-byte key (slotKey) as one string: its header, then both halves.
       at = writeRlpHeader(out, at, hashed.length + slot.length, false);
       out.set(hashed, at);
       out.set(slot, at + hashed.length);

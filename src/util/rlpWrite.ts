@@ -13,8 +13,12 @@ function lengthOfLength(len: number): number {
 
 /** Encoded size of the byte string `b`. */
 export function rlpStringSize(b: Uint8Array): number {
-  if (b.length === 1 && (b[0] as number) < 0x80) return 1;
-  return b.length <= 55 ? 1 + b.length : 1 + lengthOfLength(b.length) + b.length;
+  return b.length === 1 && (b[0] as number) < 0x80 ? 1 : rlpStringSizeOf(b.length);
+}
+
+/** Encoded size of a byte string of `length` bytes, any but a single byte below 0x80. */
+export function rlpStringSizeOf(length: number): number {
+  return length <= 55 ? 1 + length : 1 + lengthOfLength(length) + length;
 }
 
 /** Encoded size of a list whose items take `payload` bytes. */
