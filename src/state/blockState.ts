@@ -375,8 +375,8 @@ export class BlockState implements StateManagerInterface {
     // Storage tries first: an account's leaf carries its storage root.
     for (const [key, slots] of this.dirtySlots) this.applyStorage(key, slots);
     for (const key of this.dirty) {
-      const address = this.dAccounts.get(key)?.address ?? hexKeyToBytes(key);
       const d = this.dAccounts.get(key);
+      const address = d?.address ?? hexKeyToBytes(key);
       const account = d !== undefined ? d.account : this.committedAccount(key, address);
       let leaf: Uint8Array = EMPTY;
       const bt = this.blockTries.get(key);
