@@ -13,10 +13,10 @@ const key = (n: number) => Uint8Array.of(0xaa, n);
 const value = (n: number) => new Uint8Array(40).fill(n);
 const hex = (b: Uint8Array | undefined) => (b === undefined ? undefined : Buffer.from(b).toString('hex'));
 
-describe('Database.commitAsync', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'alder-commit-async-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = mkdtempSync(join(tmpdir(), 'alder-commit-async-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+describe('Database.commitAsync', () => {
   it('is readable at once, in order, and durable once resolved', async () => {
     const path = join(dir, 'database');
     let db = Database.open(path);
@@ -141,11 +141,8 @@ describe('Database.commitAsync grouping', () => {
 });
 
 describe('Database.commitDurable', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'alder-commit-durable-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
   it('is readable only once durable, after the readable batches handed over before it', async () => {
-    const path = join(dir, 'database');
+    const path = join(dir, 'durable');
     let db = Database.open(path);
     const committed = new WriteBatch();
     committed.put('trie', key(1), value(1));
