@@ -3,7 +3,8 @@
  * eviction order and the block builder's transaction selection both keep one.
  */
 export class BinaryHeap<T> {
-  private items: T[] = [];
+  /** Never replaced, only changed in place: code optimised for the heap keeps its assumptions. */
+  private readonly items: T[] = [];
 
   constructor(private readonly before: (a: T, b: T) => boolean) {}
 
@@ -22,8 +23,11 @@ export class BinaryHeap<T> {
     let i = h.length - 1;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!this.before(h[i] as T, h[p] as T)) break;
-      [h[i], h[p]] = [h[p] as T, h[i] as T];
+      const item = h[i] as T;
+      const parent = h[p] as T;
+      if (!this.before(item, parent)) break;
+      h[i] = parent;
+      h[p] = item;
       i = p;
     }
   }
@@ -44,8 +48,14 @@ export class BinaryHeap<T> {
 
   /** Keeps only the items `keep` accepts, in heap order again. */
   retain(keep: (item: T) => boolean): void {
-    this.items = this.items.filter(keep);
-    for (let i = (this.items.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
+    const h = this.items;
+    let kept = 0;
+    for (let i = 0; i < h.length; i++) {
+      const item = h[i] as T;
+      if (keep(item)) h[kept++] = item;
+    }
+    h.length = kept;
+    for (let i = (kept >> 1) - 1; i >= 0; i--) this.siftDown(i);
   }
 
   private siftDown(from: number): void {
@@ -58,7 +68,9 @@ export class BinaryHeap<T> {
       if (l < h.length && this.before(h[l] as T, h[best] as T)) best = l;
       if (r < h.length && this.before(h[r] as T, h[best] as T)) best = r;
       if (best === i) return;
-      [h[i], h[best]] = [h[best] as T, h[i] as T];
+      const item = h[i] as T;
+      h[i] = h[best] as T;
+      h[best] = item;
       i = best;
     }
   }

@@ -34,9 +34,10 @@ interface Item {
   value: Uint8Array;
   /**
    * Set on a completed run of 16 entries (see `OrderedTrie`): the encoded branch node under `nibbles`,
-   * the shared prefix of its keys.
+   * the shared prefix of its keys. Every item carries the field (undefined on an entry), so that all
+   * items have one shape for the code that walks them.
    */
-  node?: Uint8Array;
+  node: Uint8Array | undefined;
 }
 
 function nibblesOf(key: Uint8Array): Uint8Array {
@@ -163,8 +164,8 @@ const NO_VALUE = new Uint8Array(0);
 export class OrderedTrie {
   /** Entries below GROUPED_FROM and the completed runs of 16 after them, in index order. */
   private readonly items: Item[] = [];
-  /** The entries of the run of 16 not yet complete. */
-  private open: Item[] = [];
+  /** The entries of the run of 16 not yet complete (emptied in place when the run completes). */
+  private readonly open: Item[] = [];
   private count = 0;
 
   constructor(private readonly hash: Hash) {}
@@ -175,7 +176,7 @@ export class OrderedTrie {
 
   push(value: Uint8Array): void {
     const i = this.count++;
-    const item: Item = { nibbles: nibblesOf(indexKey(i)), value };
+    const item: Item = { nibbles: nibblesOf(indexKey(i)), value, node: undefined };
     if (i < GROUPED_FROM) {
       this.items.push(item);
       return;
@@ -186,7 +187,7 @@ export class OrderedTrie {
       const depth = item.nibbles.length - 1;
       const node = nodeOf(this.open, 0, this.open.length, depth, this.hash);
       this.items.push({ nibbles: item.nibbles.subarray(0, depth), value: NO_VALUE, node });
-      this.open = [];
+      this.open.length = 0;
     }
   }
 
