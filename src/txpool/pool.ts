@@ -23,6 +23,7 @@ import {
   SECP256K1_ORDER_DIV_2,
 } from '@ethereumjs/util';
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
+import { minimumGas } from '../chain/intrinsicGas.js';
 import { keccak256 } from '../crypto/index.js';
 import { bytesToHexKey } from '../state/trieStore.js';
 import type { WorldState } from '../state/worldState.js';
@@ -447,7 +448,8 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     }
     if (tx.type >= 2 && maxPriority(tx) > maxFee(tx))
       throw new TxPoolError('MAX_PRIORITY_FEE_EXCEEDS_MAX_FEE');
-    if (tx.getMinimumGasLimit() > tx.gasLimit) throw new TxPoolError('INTRINSIC_GAS');
+    const least = minimumGas(tx);
+    if (least.intrinsic > tx.gasLimit || least.floor > tx.gasLimit) throw new TxPoolError('INTRINSIC_GAS');
     if (tx.gasLimit > header.gasLimit) throw new TxPoolError('EXCEEDS_BLOCK_GAS_LIMIT');
     if (this.belowMinimumPrice(tx, common, local)) throw new TxPoolError('GAS_PRICE_TOO_LOW');
     const baseFee = header.baseFeePerGas !== undefined ? header.calcNextBaseFee() : undefined;

@@ -18,9 +18,10 @@
  */
 
 import type { EVM } from '@ethereumjs/evm';
-import { getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx';
+import type { TypedTransaction } from '@ethereumjs/tx';
 import { Account, Address, createAddressFromString, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util';
 import { Bloom, type RunTxOpts, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
+import { minimumGas } from '../../chain/intrinsicGas.js';
 import { keccak256 } from '../../crypto/index.js';
 import { addressKey, bytesToHexKey, hexKeyToBytes } from '../../state/trieStore.js';
 import { slabBytes } from '../../util/byteSlab.js';
@@ -92,8 +93,7 @@ async function prepare(vm: VM, tx: TypedTransaction, block: Block): Promise<Prep
   const header = block.header;
   if (header.gasLimit < tx.gasLimit) return undefined;
   if (common.isActivatedEIP(7825) && tx.gasLimit > common.param('maxTransactionGasLimit')) return undefined;
-  const intrinsicGas = tx.getIntrinsicGas();
-  const floorGas = getCalldataFloorGas(tx);
+  const { intrinsic: intrinsicGas, floor: floorGas } = minimumGas(tx);
   if (tx.gasLimit < intrinsicGas || tx.gasLimit < floorGas) return undefined;
   if (tx.gasLimit - intrinsicGas > MAX_GAS) return undefined;
   const baseFee = header.baseFeePerGas ?? 0n;

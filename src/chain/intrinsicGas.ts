@@ -1,0 +1,70 @@
+/**
+ * A transaction's intrinsic gas and its EIP-7623 calldata floor, the two minimums its gas limit must
+ * meet: the pool checks them when the transaction arrives and block execution again when it runs.
+ * The library computes each by adding a bigint per calldata byte; here the calldata is scanned once,
+ * its zero bytes counted in a small integer, and both figures follow from that count and the fork's
+ * parameters (EIP-2028 byte costs, EIP-3860 initcode words, EIP-2930 access list entries).
+ *
+ * It serves legacy, access-list and fee-market transactions on forks without the Amsterdam
+ * proposals that change these rules (EIP-2780's recipient costs, EIP-7976 and EIP-7981's floor
+ * tokens, EIP-8037 and EIP-8038's gas changes); anything else is answered by the library's own functions.
+ */
+import type { Common } from '@ethereumjs/common';
+import { getCalldataFloorGas, type TypedTransaction } from '@ethereumjs/tx';
+
+export interface MinimumGas {
+  /** The library's `getIntrinsicGas()`. */
+  intrinsic: bigint;
+  /** The library's `getCalldataFloorGas()`: 0 before EIP-7623. */
+  floor: bigint;
+}
+
+/** EIPs whose rules change the intrinsic gas or the floor in ways the count below does not follow. */
+const OTHER_RULES = [2780, 7976, 7981, 8037, 8038];
+
+interface AccessListed {
+  accessList: [Uint8Array, Uint8Array[]][];
+}
+
+function ownRules(common: Common): boolean {
+  for (const eip of OTHER_RULES) if (common.isActivatedEIP(eip)) return false;
+  return true;
+}
+
+/** The intrinsic gas and calldata floor of `tx` (see the module notes). */
+export function minimumGas(tx: TypedTransaction): MinimumGas {
+  const type = tx.type;
+  const common = tx.common;
+  if (type > 2 || !ownRules(common))
+    return { intrinsic: tx.getIntrinsicGas(), floor: getCalldataFloorGas(tx) };
+  const data = tx.data;
+  let zeros = 0;
+  for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++;
+  const nonZeros = data.length - zeros;
+  const to = tx.to;
+  // Summed as doubles: every term is far below 2^53 (calldata and access lists are bounded by the
+  // block's gas limit), so this is exact, and only the two results become bigints.
+  const txGas = Number(common.param('txGas'));
+  let intrinsic =
+    txGas +
+    zeros * Number(common.param('txDataZeroGas')) +
+    nonZeros * Number(common.param('txDataNonZeroGas'));
+  if (to === undefined || to === null) {
+    if (common.isActivatedEIP(3860))
+      intrinsic += Number(common.param('initCodeWordGas')) * Math.ceil(data.length / 32);
+  }
+  if ((to === undefined || to.bytes.length === 0) && common.gteHardfork('homestead'))
+    intrinsic += Number(common.param('txCreationGas'));
+  if (type !== 0) {
+    const list = (tx as unknown as AccessListed).accessList;
+    let keys = 0;
+    for (const entry of list) keys += entry[1].length;
+    intrinsic +=
+      list.length * Number(common.param('accessListAddressGas')) +
+      keys * Number(common.param('accessListStorageKeyGas'));
+  }
+  const floor = common.isActivatedEIP(7623)
+    ? BigInt(txGas + Number(common.param('totalCostFloorPerToken')) * (zeros + 4 * nonZeros))
+    : 0n;
+  return { intrinsic: BigInt(intrinsic), floor };
+}
