@@ -249,6 +249,25 @@ export class BlockState implements StateManagerInterface {
     this.setAccount(key, address.bytes, copyAccount(account));
   }
 
+  /**
+   * `putAccount` by key, for the transaction runner's commit (`execution/fastCall/`): `key` is the
+   * address's 40 hex digits, `address` its bytes, and `account` becomes the state's own (the caller
+   * never changes it again), so it is not copied.
+   */
+  setAccountAt(key: string, address: Uint8Array, account: Account): void {
+    this.setAccount(key, address, account);
+  }
+
+  /**
+   * `putStorage` by key, for the same commit: slot `slotKey` (64 hex digits) of account `key` takes
+   * `value`, its bytes without leading zeros, which becomes the state's own.
+   */
+  setSlotAt(key: string, slotKey: string, value: Uint8Array): void {
+    if (this.currentAccount(key) === undefined)
+      throw new Error('putStorage() called on non-existing account');
+    this.writeSlot(key, slotKey, value);
+  }
+
   async deleteAccount(address: Address): Promise<void> {
     const key = addressKey(address);
     this.setAccount(key, address.bytes, undefined);
@@ -282,14 +301,17 @@ export class BlockState implements StateManagerInterface {
     const key = addressKey(address);
     if (this.currentAccount(key, address.bytes) === undefined)
       throw new Error('putStorage() called on non-existing account');
+    this.writeSlot(key, bytesToHexKey(slot), stripZeros(value).slice());
+  }
+
+  private writeSlot(key: string, slotKey: string, value: Uint8Array): void {
     let slots = this.dStorage.get(key);
     if (slots === undefined) {
       slots = new Map();
       this.dStorage.set(key, slots);
     }
-    const slotKey = bytesToHexKey(slot);
     this.journal.push({ k: 1, key, slot: slotKey, prior: slots.get(slotKey) });
-    slots.set(slotKey, stripZeros(value).slice());
+    slots.set(slotKey, value);
     this.slotChanged(key, slotKey);
     this.computedRoot = undefined;
   }

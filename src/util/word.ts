@@ -21,6 +21,24 @@ export function wordBytes(value: bigint): Uint8Array {
   return out;
 }
 
+/**
+ * A storage value (0 ≤ value < 2^256) as its big-endian bytes without leading zeros (zero is no
+ * bytes), as the state keeps slot values, by the same pass over the bigint's hex digits.
+ */
+export function unpaddedWordBytes(value: bigint): Uint8Array {
+  if (value === 0n) return new Uint8Array(0);
+  const hex = value.toString(16);
+  const out = new Uint8Array((hex.length + 1) >> 1);
+  let at = 0;
+  let i = 0;
+  if ((hex.length & 1) === 1) {
+    out[at++] = nibble(hex.charCodeAt(0));
+    i = 1;
+  }
+  for (; i < hex.length; i += 2) out[at++] = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1));
+  return out;
+}
+
 /** The value of a lowercase hex digit's character code ('0'-'9', 'a'-'f'). */
 function nibble(code: number): number {
   return (code & 0xf) + (code >> 6) * 9;

@@ -18,10 +18,10 @@
  */
 import { ConsensusAlgorithm } from '@ethereumjs/common';
 import { type EVM, EVMError, type EVMResult, type EVMRunCallOpts, type Log } from '@ethereumjs/evm';
-import { Account, Address, bigIntToUnpaddedBytes, bytesToBigInt } from '@ethereumjs/util';
+import { Account, Address, bytesToBigInt } from '@ethereumjs/util';
 import { logger } from '../../log.js';
 import { addressKey, hexKeyToBytes } from '../../state/trieStore.js';
-import { wordBytes } from '../../util/word.js';
+import { unpaddedWordBytes, wordBytes } from '../../util/word.js';
 import { Fallback } from './fallback.js';
 import { type CallEnv, create, createAddress, executeTop, type FrameResult, Outcome } from './interpreter.js';
 import { type ForkRules, forkRules, runPrecompile } from './runner.js';
@@ -40,8 +40,14 @@ export interface Listened {
   listenerCount(event: string): number;
 }
 
-/** The block state the interpreter runs on: synchronous reads, the state manager's writes. */
+/**
+ * The block state the interpreter runs on: synchronous reads, the state manager's writes, and the
+ * two synchronous writes by key a message's or transaction's commit makes (BlockState's `setAccountAt`
+ * and `setSlotAt`: the values handed over become the state's own).
+ */
 export interface FastBlockState extends WorldBase {
+  setAccountAt(key: string, address: Uint8Array, account: Account): void;
+  setSlotAt(key: string, slotKey: string, value: Uint8Array): void;
   putAccount(address: Address, account: Account | undefined): Promise<void>;
   deleteAccount(address: Address): Promise<void>;
   putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void>;
@@ -364,7 +370,7 @@ function message(
  * accounts left unchanged as touched only, and the storage slots whose value changed.
  */
 async function commit(world: CallWorld, journal: EvmJournal, state: FastBlockState): Promise<void> {
-  const changed = await applyWorld(world, state, (address, account) => journal.putAccount(address, account));
+  const changed = await applyWorld(world, state, journal);
   for (const key of world.touched ?? []) if (!changed.has(key)) journal.touchAccount(key);
 }
 
@@ -374,7 +380,7 @@ async function commit(world: CallWorld, journal: EvmJournal, state: FastBlockSta
  * it wrote (with the world's touched ones, what the transaction's EIP-161 clean-up looks at).
  */
 export function commitTransaction(world: CallWorld, state: FastBlockState): Promise<Set<string>> {
-  return applyWorld(world, state, (address, account) => state.putAccount(address, account));
+  return applyWorld(world, state, undefined);
 }
 
 /**
@@ -384,7 +390,7 @@ export function commitTransaction(world: CallWorld, state: FastBlockState): Prom
 async function applyWorld(
   world: CallWorld,
   state: FastBlockState,
-  putAccount: (address: Address, account: Account) => Promise<void>,
+  journal: EvmJournal | undefined,
 ): Promise<Set<string>> {
   // A created account starts without storage, then takes its code (which sets its code hash).
   for (const key of world.created) await state.clearStorage(new Address(hexKeyToBytes(key)));
@@ -401,14 +407,12 @@ async function applyWorld(
     if (balance !== undefined) account.balance = balance;
     const nonce = world.nonces.get(key);
     if (nonce !== undefined) account.nonce = nonce;
-    await putAccount(new Address(hexKeyToBytes(key)), account);
+    if (journal === undefined) state.setAccountAt(key, hexKeyToBytes(key), account);
+    else await journal.putAccount(new Address(hexKeyToBytes(key)), account);
   }
   for (const [key, slots] of world.writtenSlots()) {
-    let address: Address | undefined;
     for (const [slotKey, value] of slots) {
-      if (value === world.original(key, slotKey)) continue;
-      address ??= new Address(hexKeyToBytes(key));
-      await state.putStorage(address, hexKeyToBytes(slotKey), bigIntToUnpaddedBytes(value));
+      if (value !== world.original(key, slotKey)) state.setSlotAt(key, slotKey, unpaddedWordBytes(value));
     }
   }
   return changed;
