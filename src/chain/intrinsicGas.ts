@@ -26,17 +26,54 @@ interface AccessListed {
   accessList: [Uint8Array, Uint8Array[]][];
 }
 
-function ownRules(common: Common): boolean {
-  for (const eip of OTHER_RULES) if (common.isActivatedEIP(eip)) return false;
-  return true;
+/** A fork's costs for the count below, as doubles (undefined: the rule is not active). */
+interface Costs {
+  /** False when one of OTHER_RULES is active: the library answers. */
+  own: boolean;
+  txGas: number;
+  zeroByte: number;
+  nonZeroByte: number;
+  initCodeWord: number | undefined;
+  creation: number | undefined;
+  accessListAddress: number;
+  accessListKey: number;
+  floorPerToken: number | undefined;
+}
+
+/**
+ * Costs by the Common's parameter table: `Common` builds a new table whenever its hardfork or EIPs
+ * change, so a table seen before stands for the same rules (its `param` parses each value anew).
+ */
+const costsByParams = new WeakMap<object, Costs>();
+
+function costsOf(common: Common): Costs {
+  const params = (common as unknown as { _paramsCache: object })._paramsCache;
+  let costs = costsByParams.get(params);
+  if (costs === undefined) {
+    const param = (name: string): number => Number(common.param(name));
+    const eip = (n: number): boolean => common.isActivatedEIP(n);
+    const berlin = eip(2930);
+    costs = {
+      own: !OTHER_RULES.some(eip),
+      txGas: param('txGas'),
+      zeroByte: param('txDataZeroGas'),
+      nonZeroByte: param('txDataNonZeroGas'),
+      initCodeWord: eip(3860) ? param('initCodeWordGas') : undefined,
+      creation: common.gteHardfork('homestead') ? param('txCreationGas') : undefined,
+      accessListAddress: berlin ? param('accessListAddressGas') : 0,
+      accessListKey: berlin ? param('accessListStorageKeyGas') : 0,
+      floorPerToken: eip(7623) ? param('totalCostFloorPerToken') : undefined,
+    };
+    costsByParams.set(params, costs);
+  }
+  return costs;
 }
 
 /** The intrinsic gas and calldata floor of `tx` (see the module notes). */
 export function minimumGas(tx: TypedTransaction): MinimumGas {
   const type = tx.type;
-  const common = tx.common;
-  if (type > 2 || !ownRules(common))
-    return { intrinsic: tx.getIntrinsicGas(), floor: getCalldataFloorGas(tx) };
+  const costs = costsOf(tx.common);
+  if (type > 2 || !costs.own) return { intrinsic: tx.getIntrinsicGas(), floor: getCalldataFloorGas(tx) };
   const data = tx.data;
   let zeros = 0;
   for (let i = 0; i < data.length; i++) if (data[i] === 0) zeros++;
@@ -44,27 +81,20 @@ export function minimumGas(tx: TypedTransaction): MinimumGas {
   const to = tx.to;
   // Summed as doubles: every term is far below 2^53 (calldata and access lists are bounded by the
   // block's gas limit), so this is exact, and only the two results become bigints.
-  const txGas = Number(common.param('txGas'));
-  let intrinsic =
-    txGas +
-    zeros * Number(common.param('txDataZeroGas')) +
-    nonZeros * Number(common.param('txDataNonZeroGas'));
-  if (to === undefined || to === null) {
-    if (common.isActivatedEIP(3860))
-      intrinsic += Number(common.param('initCodeWordGas')) * Math.ceil(data.length / 32);
-  }
-  if ((to === undefined || to.bytes.length === 0) && common.gteHardfork('homestead'))
-    intrinsic += Number(common.param('txCreationGas'));
+  let intrinsic = costs.txGas + zeros * costs.zeroByte + nonZeros * costs.nonZeroByte;
+  if ((to === undefined || to === null) && costs.initCodeWord !== undefined)
+    intrinsic += costs.initCodeWord * Math.ceil(data.length / 32);
+  if ((to === undefined || to.bytes.length === 0) && costs.creation !== undefined)
+    intrinsic += costs.creation;
   if (type !== 0) {
     const list = (tx as unknown as AccessListed).accessList;
     let keys = 0;
     for (const entry of list) keys += entry[1].length;
-    intrinsic +=
-      list.length * Number(common.param('accessListAddressGas')) +
-      keys * Number(common.param('accessListStorageKeyGas'));
+    intrinsic += list.length * costs.accessListAddress + keys * costs.accessListKey;
   }
-  const floor = common.isActivatedEIP(7623)
-    ? BigInt(txGas + Number(common.param('totalCostFloorPerToken')) * (zeros + 4 * nonZeros))
-    : 0n;
+  const floor =
+    costs.floorPerToken !== undefined
+      ? BigInt(costs.txGas + costs.floorPerToken * (zeros + 4 * nonZeros))
+      : 0n;
   return { intrinsic: BigInt(intrinsic), floor };
 }

@@ -85,4 +85,14 @@ describe('minimumGas', () => {
     const call = minimumGas(createTx({ type: 2, data, to: bytes(20), gasLimit: 100_000n }, { common }));
     expect(call.intrinsic).toBe(21_000n + 128n + 16n);
   });
+
+  it('follows a Common whose hardfork changes after its costs were first read', () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.London });
+    const create = () => createTx({ type: 2, data: new Uint8Array(64), gasLimit: 100_000n }, { common });
+    expect(minimumGas(create()).intrinsic).toBe(21_000n + 64n * 4n + 32_000n);
+    common.setHardfork(Hardfork.Prague);
+    const tx = create();
+    expect(minimumGas(tx)).toEqual({ intrinsic: tx.getIntrinsicGas(), floor: getCalldataFloorGas(tx) });
+    expect(minimumGas(tx).intrinsic).toBe(21_000n + 64n * 4n + 32_000n + 2n * 2n);
+  });
 });
