@@ -25,7 +25,7 @@ import {
 import type { ChainStore, NewHeadEvent } from '../chain/chainStore.js';
 import { minimumGas } from '../chain/intrinsicGas.js';
 import { keccak256 } from '../crypto/index.js';
-import { bytesToHexKey } from '../state/trieStore.js';
+import { addressKey, bytesToHexKey } from '../state/trieStore.js';
 import type { WorldState } from '../state/worldState.js';
 import { useFastCommonLookups } from '../util/commonLookups.js';
 import { shareCommon } from '../util/sharedCommon.js';
@@ -215,7 +215,10 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   private readonly bySender = new Map<string, SenderTxs>();
   private readonly eviction = new EvictionQueue<PooledTx>();
   private seq = 0;
-  private commonCache: { key: string; header: BlockHeader; common: Common } | undefined;
+  /** The head's Common and the base fee of the block after it (undefined before London), per head. */
+  private commonCache:
+    | { key: string; header: BlockHeader; common: Common; nextBaseFee: bigint | undefined }
+    | undefined;
   /** Sender nonces and balances at one state root: one trie read per sender per head, not per tx. */
   private readonly now: () => number;
   private readonly recovery: SenderRecovery | undefined;
@@ -324,20 +327,29 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   }
 
   /** The fork rules of the block being built on the head. */
-  private headCommon(): { common: Common; header: ReturnType<ChainStore['headHeader']> } {
+  private headCommon(): {
+    common: Common;
+    header: ReturnType<ChainStore['headHeader']>;
+    nextBaseFee: bigint | undefined;
+  } {
     const header = this.chain.headHeader();
     // The chain hands out one header object per head: the hash is compared only when it changed.
-    if (this.commonCache?.header === header) return { common: this.commonCache.common, header };
-    const key = hashKey(header.hash());
-    if (this.commonCache?.key !== key) {
-      // Copying Common costs ~0.2 ms: one copy per head, not per transaction.
-      const common = this.common.copy();
-      common.setHardforkBy({ blockNumber: header.number + 1n, timestamp: header.timestamp + 1n });
-      // Its transactions ask it about forks and EIPs at intake and again throughout their execution.
-      useFastCommonLookups(common);
-      this.commonCache = { key, header, common: shareCommon(common) };
-    } else this.commonCache.header = header;
-    return { common: this.commonCache.common, header };
+    let cache = this.commonCache;
+    if (cache?.header !== header) {
+      const key = hashKey(header.hash());
+      if (cache?.key !== key) {
+        // Copying Common costs ~0.2 ms: one copy per head, not per transaction.
+        const common = this.common.copy();
+        common.setHardforkBy({ blockNumber: header.number + 1n, timestamp: header.timestamp + 1n });
+        // Its transactions ask it about forks and EIPs at intake and again throughout their execution.
+        useFastCommonLookups(common);
+        // Worked out once per head (the header reads its fee parameters anew on every call).
+        const nextBaseFee = header.baseFeePerGas !== undefined ? header.calcNextBaseFee() : undefined;
+        cache = { key, header, common: shareCommon(common), nextBaseFee };
+        this.commonCache = cache;
+      } else cache.header = header;
+    }
+    return { common: cache.common, header, nextBaseFee: cache.nextBaseFee };
   }
 
   /** Decodes a raw transaction (blob transactions in the network wrapper form, KZG checked). */
@@ -419,7 +431,7 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
   }
 
   async add(tx: TypedTransaction, local: boolean, size = tx.serialize().length): Promise<PooledTx> {
-    const { common, header } = this.headCommon();
+    const { common, header, nextBaseFee: baseFee } = this.headCommon();
     const hashHex = hashKey(tx.hash());
     if (this.byHash.has(hashHex)) throw new TxPoolError('KNOWN');
     if (!common.isActivatedEIP(2930) && tx.type === 1) throw new TxPoolError('TYPE_NOT_SUPPORTED');
@@ -452,7 +464,6 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     if (least.intrinsic > tx.gasLimit || least.floor > tx.gasLimit) throw new TxPoolError('INTRINSIC_GAS');
     if (tx.gasLimit > header.gasLimit) throw new TxPoolError('EXCEEDS_BLOCK_GAS_LIMIT');
     if (this.belowMinimumPrice(tx, common, local)) throw new TxPoolError('GAS_PRICE_TOO_LOW');
-    const baseFee = header.baseFeePerGas !== undefined ? header.calcNextBaseFee() : undefined;
     if (baseFee !== undefined && maxFee(tx) < baseFee) throw new TxPoolError('GAS_PRICE_BELOW_BASE_FEE');
     if (this.options.txFeeCap > 0n && maxFee(tx) * tx.gasLimit > this.options.txFeeCap)
       throw new TxPoolError('FEE_CAP_EXCEEDED');
@@ -481,7 +492,8 @@ export class TxPool extends EventEmitter<{ added: [PooledTx]; dropped: [PooledTx
     if (tx.nonce - accountNonce >= BigInt(this.options.maxFutureBySender))
       throw new TxPoolError('NONCE_TOO_FAR_IN_FUTURE');
     if (this.upfrontCost(tx) > balance) throw new TxPoolError('UPFRONT_COST_EXCEEDS_BALANCE');
-    const senderHex = sender.toString();
+    // The same text as `sender.toString()`, from the key execution also reads off the Address object.
+    const senderHex = `0x${addressKey(sender)}`;
     let s = this.bySender.get(senderHex);
     const existing = s?.byNonce.get(tx.nonce);
     if (existing && !this.isReplacement(existing.tx, tx)) throw new TxPoolError('REPLACEMENT_UNDERPRICED');
