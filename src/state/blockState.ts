@@ -275,24 +275,32 @@ export class BlockState implements StateManagerInterface {
   }
 
   async modifyAccountFields(address: Address, fields: AccountFields): Promise<void> {
-    const key = addressKey(address);
-    const prior = this.currentAccount(key, address.bytes);
+    this.modifyFields(addressKey(address), address.bytes, fields);
+  }
+
+  private modifyFields(key: string, address: Uint8Array, fields: AccountFields): void {
+    const prior = this.currentAccount(key, address);
     const a = prior === undefined ? new Account() : copyAccount(prior);
     if (fields.nonce !== undefined) a.nonce = fields.nonce;
     if (fields.balance !== undefined) a.balance = fields.balance;
     if (fields.storageRoot !== undefined) a.storageRoot = fields.storageRoot;
     if (fields.codeHash !== undefined) a.codeHash = fields.codeHash;
-    this.setAccount(key, address.bytes, a);
+    this.setAccount(key, address, a);
   }
 
   async putCode(address: Address, value: Uint8Array): Promise<void> {
+    this.putCodeAt(addressKey(address), address.bytes, value);
+  }
+
+  /** `putCode` by key (see `setAccountAt`). */
+  putCodeAt(key: string, address: Uint8Array, value: Uint8Array): void {
     const hash = keccak256(value);
     const hashKey = bytesToHexKey(hash);
     if (value.length > 0) {
       this.store.putSync(CODE_PREFIX_HEX + hashKey, value);
       this.rememberCode(hashKey, value);
     }
-    await this.modifyAccountFields(address, { codeHash: hash });
+    this.modifyFields(key, address, { codeHash: hash });
   }
 
   async putStorage(address: Address, slot: Uint8Array, value: Uint8Array): Promise<void> {
@@ -318,6 +326,11 @@ export class BlockState implements StateManagerInterface {
 
   async clearStorage(address: Address): Promise<void> {
     this.wipeStorage(addressKey(address));
+  }
+
+  /** `clearStorage` by key (see `setAccountAt`). */
+  clearStorageAt(key: string): void {
+    this.wipeStorage(key);
   }
 
   private wipeStorage(key: string): void {

@@ -42,17 +42,17 @@ export interface Listened {
 
 /**
  * The block state the interpreter runs on: synchronous reads, the state manager's writes, and the
- * two synchronous writes by key a message's or transaction's commit makes (BlockState's `setAccountAt`
- * and `setSlotAt`: the values handed over become the state's own).
+ * synchronous writes by key a message's or transaction's commit makes (BlockState's `setAccountAt`,
+ * `setSlotAt`, `putCodeAt` and `clearStorageAt`: the values handed over become the state's own).
  */
 export interface FastBlockState extends WorldBase {
   setAccountAt(key: string, address: Uint8Array, account: Account): void;
   setSlotAt(key: string, slotKey: string, value: Uint8Array): void;
+  putCodeAt(key: string, address: Uint8Array, code: Uint8Array): void;
+  clearStorageAt(key: string): void;
   putAccount(address: Address, account: Account | undefined): Promise<void>;
   deleteAccount(address: Address): Promise<void>;
   putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void>;
-  putCode(address: Address, code: Uint8Array): Promise<void>;
-  clearStorage(address: Address): Promise<void>;
 }
 
 export interface FastExecutionOptions {
@@ -370,7 +370,13 @@ function message(
  * accounts left unchanged as touched only, and the storage slots whose value changed.
  */
 async function commit(world: CallWorld, journal: EvmJournal, state: FastBlockState): Promise<void> {
-  const changed = await applyWorld(world, state, journal);
+  // The journal's writes take effect when called (its promises only report completion): the
+  // order below is the order of the calls.
+  const writes: Promise<void>[] = [];
+  const changed = applyWorld(world, state, (key, account) =>
+    writes.push(journal.putAccount(new Address(hexKeyToBytes(key)), account)),
+  );
+  await Promise.all(writes);
   for (const key of world.touched ?? []) if (!changed.has(key)) journal.touchAccount(key);
 }
 
@@ -379,22 +385,23 @@ async function commit(world: CallWorld, journal: EvmJournal, state: FastBlockSta
  * directly, as `commit` writes a message's; returns the keys of the accounts whose balance or nonce
  * it wrote (with the world's touched ones, what the transaction's EIP-161 clean-up looks at).
  */
-export function commitTransaction(world: CallWorld, state: FastBlockState): Promise<Set<string>> {
-  return applyWorld(world, state, undefined);
+export function commitTransaction(world: CallWorld, state: FastBlockState): Set<string> {
+  return applyWorld(world, state, (key, account) => state.setAccountAt(key, hexKeyToBytes(key), account));
 }
 
 /**
- * The world's writes into the block's state: a created account's storage cleared before it takes its
- * code, the changed balances and nonces through `putAccount`, the slots whose value changed.
+ * The world's writes into the block's state, synchronously: a created account's storage cleared
+ * before it takes its code, each changed balance and nonce as a new account handed to `putAccount`
+ * (by address key), the slots whose value changed.
  */
-async function applyWorld(
+function applyWorld(
   world: CallWorld,
   state: FastBlockState,
-  journal: EvmJournal | undefined,
-): Promise<Set<string>> {
+  putAccount: (key: string, account: Account) => unknown,
+): Set<string> {
   // A created account starts without storage, then takes its code (which sets its code hash).
-  for (const key of world.created) await state.clearStorage(new Address(hexKeyToBytes(key)));
-  for (const [key, code] of world.codes) await state.putCode(new Address(hexKeyToBytes(key)), code);
+  for (const key of world.created) state.clearStorageAt(key);
+  for (const [key, code] of world.codes) state.putCodeAt(key, hexKeyToBytes(key), code);
   const changed = new Set<string>(world.balances.keys());
   for (const key of world.nonces.keys()) changed.add(key);
   for (const key of changed) {
@@ -407,8 +414,7 @@ async function applyWorld(
     if (balance !== undefined) account.balance = balance;
     const nonce = world.nonces.get(key);
     if (nonce !== undefined) account.nonce = nonce;
-    if (journal === undefined) state.setAccountAt(key, hexKeyToBytes(key), account);
-    else await journal.putAccount(new Address(hexKeyToBytes(key)), account);
+    putAccount(key, account);
   }
   for (const [key, slots] of world.writtenSlots()) {
     for (const [slotKey, value] of slots) {

@@ -46,6 +46,9 @@ interface TxJournal {
 /** The Amsterdam proposals' transaction rules (two-dimensional gas, access lists, binary trees …). */
 const UNSERVED_EIPS = [7864, 7928, 8037, 7778, 7708, 8246, 2780, 7976, 7981];
 
+/** The sender's account when the state has none (read, never written). */
+const EMPTY_ACCOUNT = new Account();
+
 /** A receipt's bloom when the transaction logged nothing (read, never written). */
 const NO_LOGS_BLOOM = new Bloom();
 
@@ -56,7 +59,7 @@ export async function runBlockTx(
 ): Promise<RunTxResult> {
   const runner = fastTxRunner(vm.evm as EVM);
   if (runner === undefined) return runTx(vm, opts);
-  const prepared = await prepare(vm, opts.tx, opts.block);
+  const prepared = prepare(vm, runner, opts.tx, opts.block);
   const out =
     prepared === undefined
       ? undefined
@@ -79,7 +82,7 @@ interface Prepared {
 }
 
 /** The checks before execution, read-only; undefined sends the transaction to the library. */
-async function prepare(vm: VM, tx: TypedTransaction, block: Block): Promise<Prepared | undefined> {
+function prepare(vm: VM, runner: FastTxRunner, tx: TypedTransaction, block: Block): Prepared | undefined {
   const type = tx.type;
   if (type !== 0 && type !== 1 && type !== 2) return undefined;
   const events = vm.events as unknown as Listened;
@@ -100,7 +103,8 @@ async function prepare(vm: VM, tx: TypedTransaction, block: Block): Promise<Prep
   const maxFee = type === 2 ? (tx as unknown as { maxFeePerGas: bigint }).maxFeePerGas : tx.gasPrice;
   if (maxFee < baseFee) return undefined;
   const caller = tx.getSenderAddress();
-  const from = (await vm.stateManager.getAccount(caller)) ?? new Account();
+  // The state's own account object: only read here and in `execute`.
+  const from = (runner.opts.state as FastBlockState).accountSync(addressKey(caller)) ?? EMPTY_ACCOUNT;
   if (!equalsBytes(from.codeHash, KECCAK256_NULL)) return undefined;
   if (from.balance < tx.getUpfrontCost(baseFee)) return undefined;
   if (type === 2 && from.balance < tx.value + tx.gasLimit * maxFee) return undefined;
@@ -204,7 +208,7 @@ async function execute(
   world.touch(coinbaseKey);
 
   // Written into the block's state from here on: nothing fails past this point.
-  const touched = await commitTransaction(world, state);
+  const touched = commitTransaction(world, state);
   for (const key of world.touched ?? []) touched.add(key);
 
   const destructed = exec.selfdestruct;
