@@ -269,8 +269,12 @@ export class BlockState implements StateManagerInterface {
   }
 
   async deleteAccount(address: Address): Promise<void> {
-    const key = addressKey(address);
-    this.setAccount(key, address.bytes, undefined);
+    this.deleteAccountAt(addressKey(address), address.bytes);
+  }
+
+  /** `deleteAccount` by key (see `setAccountAt`). */
+  deleteAccountAt(key: string, address: Uint8Array): void {
+    this.setAccount(key, address, undefined);
     this.wipeStorage(key);
   }
 

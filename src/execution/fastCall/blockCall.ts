@@ -43,15 +43,16 @@ export interface Listened {
 /**
  * The block state the interpreter runs on: synchronous reads, the state manager's writes, and the
  * synchronous writes by key a message's or transaction's commit makes (BlockState's `setAccountAt`,
- * `setSlotAt`, `putCodeAt` and `clearStorageAt`: the values handed over become the state's own).
+ * `setSlotAt`, `putCodeAt`, `clearStorageAt` and `deleteAccountAt`: the values handed over become the
+ * state's own).
  */
 export interface FastBlockState extends WorldBase {
   setAccountAt(key: string, address: Uint8Array, account: Account): void;
   setSlotAt(key: string, slotKey: string, value: Uint8Array): void;
   putCodeAt(key: string, address: Uint8Array, code: Uint8Array): void;
   clearStorageAt(key: string): void;
+  deleteAccountAt(key: string, address: Uint8Array): void;
   putAccount(address: Address, account: Account | undefined): Promise<void>;
-  deleteAccount(address: Address): Promise<void>;
   putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void>;
 }
 

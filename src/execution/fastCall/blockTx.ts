@@ -19,7 +19,13 @@
 
 import type { EVM } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
-import { Account, Address, createAddressFromString, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util';
+import {
+  Account,
+  type Address,
+  createAddressFromString,
+  equalsBytes,
+  KECCAK256_NULL,
+} from '@ethereumjs/util';
 import { Bloom, type RunTxOpts, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
 import { minimumGas } from '../../chain/intrinsicGas.js';
 import { keccak256 } from '../../crypto/index.js';
@@ -59,11 +65,14 @@ export async function runBlockTx(
 ): Promise<RunTxResult> {
   const runner = fastTxRunner(vm.evm as EVM);
   if (runner === undefined) return runTx(vm, opts);
+  // Accounts an earlier step left touched get their EIP-161 clean-up first, as runTx begins with it.
+  const journal = vm.evm.journal as unknown as TxJournal;
+  if (journal.touched.size > 0) await journal.cleanup();
   const prepared = prepare(vm, runner, opts.tx, opts.block);
   const out =
     prepared === undefined
       ? undefined
-      : await execute(vm, runner, opts.tx, opts.block, opts.blockGasUsed, prepared);
+      : execute(vm, runner, opts.tx, opts.block, opts.blockGasUsed, prepared);
   if (out !== undefined) {
     runner.stats.ownTxs++;
     return out;
@@ -128,21 +137,18 @@ type Block = NonNullable<RunTxOpts['block']>;
  * block's state and written into it only at the end; undefined (nothing written) when the
  * interpreter leaves the message, which then runs on the library from the start.
  */
-async function execute(
+function execute(
   vm: VM,
   runner: FastTxRunner,
   tx: TypedTransaction,
   block: Block,
   blockGasUsed: bigint,
   p: Prepared,
-): Promise<RunTxResult | undefined> {
-  const journal = vm.evm.journal as unknown as TxJournal;
+): RunTxResult | undefined {
   const state = runner.opts.state as FastBlockState;
   const common = vm.common;
   const { caller, from, intrinsicGas, floorGas, gasPrice, inclusionFeePerGas } = p;
   const coinbase = block.header.coinbase;
-  // Accounts an earlier step left touched get their EIP-161 clean-up first, as runTx begins with it.
-  if (journal.touched.size > 0) await journal.cleanup();
 
   const world = transactionWorld(runner);
   // The warm set: the precompiles (the world's own), the access list, sender, recipient and
@@ -217,15 +223,14 @@ async function execute(
     for (const key of [...destructed.keys()].sort((a, b) => a.localeCompare(b))) {
       const address = createAddressFromString(key);
       if (onlyCreated && !exec.createdAddresses?.has(address.toString())) continue;
-      await state.deleteAccount(address);
+      state.deleteAccountAt(addressKey(address), address.bytes);
       touched.add(addressKey(address));
     }
   }
   // EIP-161: touched accounts left empty are removed.
   for (const key of touched) {
     const account = state.accountSync(key);
-    if (account === undefined || account.isEmpty())
-      await state.deleteAccount(new Address(hexKeyToBytes(key)));
+    if (account === undefined || account.isEmpty()) state.deleteAccountAt(key, hexKeyToBytes(key));
   }
 
   const logs = exec.logs ?? [];
