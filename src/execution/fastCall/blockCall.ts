@@ -21,6 +21,7 @@ import { type EVM, EVMError, type EVMResult, type EVMRunCallOpts, type Log } fro
 import { Account, Address, bytesToBigInt } from '@ethereumjs/util';
 import { logger } from '../../log.js';
 import { addressKey, hexKeyToBytes } from '../../state/trieStore.js';
+import { objectList } from '../../util/objectList.js';
 import { unpaddedWordBytes, wordBytes } from '../../util/word.js';
 import { Fallback } from './fallback.js';
 import { type CallEnv, create, createAddress, executeTop, type FrameResult, Outcome } from './interpreter.js';
@@ -305,9 +306,14 @@ export function runMessage(runner: FastTxRunner, world: CallWorld, callOpts: EVM
     frame = message(env, from, addressKey(to), value, data, gas, callOpts.isStatic === true);
   }
   const success = frame.outcome === Outcome.Success;
-  const logs: Log[] = success
-    ? (world.logs ?? []).map(([key, topics, data]) => [hexKeyToBytes(key), topics.map(wordBytes), data])
-    : [];
+  // One array shape for every transaction's logs and every log's topics, none or some (see objectList).
+  const logs = objectList<Log>();
+  if (success && world.logs !== undefined)
+    for (const [key, topics, data] of world.logs) {
+      const words = objectList<Uint8Array>();
+      for (const topic of topics) words.push(wordBytes(topic));
+      logs.push([hexKeyToBytes(key), words, data]);
+    }
   const prefixed = (key: string): `0x${string}` => `0x${key}`;
   const result: EVMResult = {
     createdAddress: created === undefined ? undefined : new Address(hexKeyToBytes(created)),

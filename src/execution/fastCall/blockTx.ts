@@ -17,7 +17,7 @@
  * library's `runTx` before anything was written.
  */
 
-import type { EVM } from '@ethereumjs/evm';
+import type { EVM, Log } from '@ethereumjs/evm';
 import type { TypedTransaction } from '@ethereumjs/tx';
 import {
   Account,
@@ -31,6 +31,7 @@ import { minimumGas } from '../../chain/intrinsicGas.js';
 import { keccak256 } from '../../crypto/index.js';
 import { addressKey, bytesToHexKey, hexKeyToBytes } from '../../state/trieStore.js';
 import { slabBytes } from '../../util/byteSlab.js';
+import { objectList } from '../../util/objectList.js';
 import {
   commitTransaction,
   type FastBlockState,
@@ -233,7 +234,7 @@ function execute(
     if (account === undefined || account.isEmpty()) state.deleteAccountAt(key, hexKeyToBytes(key));
   }
 
-  const logs = exec.logs ?? [];
+  const logs = exec.logs ?? objectList<Log>();
   let bloom = NO_LOGS_BLOOM;
   if (logs.length > 0) {
     // A receipt's bloom lives until its receipt is encoded: carved from a shared buffer.
