@@ -11,13 +11,7 @@ export function wordBytes(value: bigint): Uint8Array {
   const out = new Uint8Array(32);
   if (v === 0n) return out;
   const hex = v.toString(16);
-  let at = 32 - ((hex.length + 1) >> 1);
-  let i = 0;
-  if ((hex.length & 1) === 1) {
-    out[at++] = nibble(hex.charCodeAt(0));
-    i = 1;
-  }
-  for (; i < hex.length; i += 2) out[at++] = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1));
+  writeDigits(out, 32 - ((hex.length + 1) >> 1), hex);
   return out;
 }
 
@@ -29,14 +23,18 @@ export function unpaddedWordBytes(value: bigint): Uint8Array {
   if (value === 0n) return new Uint8Array(0);
   const hex = value.toString(16);
   const out = new Uint8Array((hex.length + 1) >> 1);
-  let at = 0;
+  writeDigits(out, 0, hex);
+  return out;
+}
+
+/** Writes the bytes of the lowercase hex digits `hex` (an odd count starts with a half byte) at `at`. */
+function writeDigits(out: Uint8Array, at: number, hex: string): void {
   let i = 0;
   if ((hex.length & 1) === 1) {
     out[at++] = nibble(hex.charCodeAt(0));
     i = 1;
   }
   for (; i < hex.length; i += 2) out[at++] = (nibble(hex.charCodeAt(i)) << 4) | nibble(hex.charCodeAt(i + 1));
-  return out;
 }
 
 /** The value of a lowercase hex digit's character code ('0'-'9', 'a'-'f'). */
