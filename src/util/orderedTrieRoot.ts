@@ -53,9 +53,12 @@ function nibblesOf(key: Uint8Array): Uint8Array {
 function indexKey(i: number): Uint8Array {
   if (i === 0) return Uint8Array.of(0x80);
   if (i < 0x80) return Uint8Array.of(i);
-  const bytes: number[] = [];
-  for (let v = i; v > 0; v = Math.floor(v / 256)) bytes.unshift(v % 256);
-  return Uint8Array.from([0x80 + bytes.length, ...bytes]);
+  let length = 1;
+  while (length < 6 && i >= 2 ** (8 * length)) length++;
+  const out = new Uint8Array(1 + length);
+  out[0] = 0x80 + length;
+  for (let at = length, v = i; at > 0; at--, v = Math.floor(v / 256)) out[at] = v % 256;
+  return out;
 }
 
 /** A list of `payload` bytes: its header written at 0 of a new array sized for both; returns both. */
