@@ -7,6 +7,8 @@
  * (`param(params, 0, address, INVALID_ADDRESS_PARAMS)`). Each decoder has a default for when it is used alone.
  * A JSON `null` parameter counts as missing, as in Besu.
  */
+
+import { ByteSlab } from '../util/byteSlab.js';
 import {
   INVALID_ADDRESS_PARAMS,
   INVALID_BLOCK_PARAMS,
@@ -271,27 +273,12 @@ for (let i = 0; i < 6; i++) {
 const LOOP_DECODE_MAX_DIGITS = 1024;
 
 /**
- * Decoded values up to this many bytes are cut from a shared slab, as Buffer's pool does: a typed
- * array this small built on its own lives inside the JavaScript heap, and the first read of its
- * `.buffer` (every hex or latin1 key built from it reads one) moves it out at a cost larger than
- * the decoding.
+ * Decoded values up to 64 bytes are cut from shared 8 KiB buffers (see ByteSlab: a typed array that
+ * small built on its own would move out of the heap on the first read of its `.buffer`, which every
+ * hex or latin1 key built from it makes). The buffers stay small because a decoded parameter may live
+ * long (a filter's addresses and topics) and keeps its whole buffer.
  */
-const SLAB_MAX_BYTES = 64;
-const SLAB_SIZE = 8192;
-let slab = new ArrayBuffer(SLAB_SIZE);
-let slabOffset = 0;
-
-function allocBytes(n: number): Uint8Array {
-  if (n > SLAB_MAX_BYTES) return new Uint8Array(n);
-  if (slabOffset + n > SLAB_SIZE) {
-    slab = new ArrayBuffer(SLAB_SIZE);
-    slabOffset = 0;
-  }
-  const out = new Uint8Array(slab, slabOffset, n);
-  // Eight-byte aligned, as Buffer's pool keeps its slices.
-  slabOffset = (slabOffset + n + 7) & ~7;
-  return out;
-}
+const paramSlab = new ByteSlab(8192, 64);
 
 /**
  * The bytes of `text[start…]`, two hex digits (either case) per byte; undefined for an odd count or
@@ -307,7 +294,7 @@ function hexDigitsToBytes(text: string, start: number): Uint8Array | undefined {
     const buf = Buffer.from(body, 'hex');
     return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
   }
-  const out = allocBytes(digits >> 1);
+  const out = paramSlab.bytes(digits >> 1);
   for (let i = 0, j = start; i < out.length; i++, j += 2) {
     const c1 = text.charCodeAt(j);
     const c2 = text.charCodeAt(j + 1);
