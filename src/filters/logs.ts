@@ -4,8 +4,8 @@
  */
 import type { Block, BlockHeader } from '@ethereumjs/block';
 import type { ChainStore } from '../chain/chainStore.js';
+import { logBloomBits } from '../chain/logBloom.js';
 import type { StoredReceipt } from '../chain/receipts.js';
-import { keccak256 } from '../crypto/index.js';
 import { type BlockLogCache, type BlockLogList, byteKey, type LogEntry, logEntry } from './blockLogCache.js';
 
 export interface LogQuery {
@@ -38,21 +38,10 @@ const BLOOM_BITS_CACHE_ENTRIES = 10_000;
 function bloomBits(value: Uint8Array, k: string = key(value)): BloomBits {
   const hit = bloomBitsCache.get(k);
   if (hit) return hit;
-  const bits = computeBloomBits(value);
+  const bits = logBloomBits(value);
   if (bloomBitsCache.size >= BLOOM_BITS_CACHE_ENTRIES) bloomBitsCache.clear();
   bloomBitsCache.set(k, bits);
   return bits;
-}
-
-function computeBloomBits(value: Uint8Array): BloomBits {
-  const h = keccak256(value);
-  const out = new Uint16Array(6);
-  for (let i = 0; i < 3; i++) {
-    const bit = (((h[2 * i] as number) << 8) | (h[2 * i + 1] as number)) & 2047;
-    out[2 * i] = 255 - (bit >> 3);
-    out[2 * i + 1] = 1 << (bit & 7);
-  }
-  return out;
 }
 
 const key = byteKey;

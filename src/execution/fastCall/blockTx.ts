@@ -28,7 +28,7 @@ import {
 } from '@ethereumjs/util';
 import { Bloom, type RunTxOpts, type RunTxResult, runTx, type VM } from '@ethereumjs/vm';
 import { minimumGas } from '../../chain/intrinsicGas.js';
-import { keccak256 } from '../../crypto/index.js';
+import { addToLogBloom } from '../../chain/logBloom.js';
 import { addressKey, bytesToHexKey, hexKeyToBytes } from '../../state/trieStore.js';
 import { slabBytes } from '../../util/byteSlab.js';
 import { objectList } from '../../util/objectList.js';
@@ -241,8 +241,8 @@ function execute(
     bloom = new Bloom(slabBytes(256), common);
     const bits = bloom.bitvector;
     for (const log of logs) {
-      addToBloom(bits, log[0]);
-      for (const topic of log[1]) addToBloom(bits, topic);
+      addToLogBloom(bits, log[0]);
+      for (const topic of log[1]) addToLogBloom(bits, topic);
     }
   }
   const out = ran.result as RunTxResult;
@@ -259,17 +259,4 @@ function execute(
     logs,
   };
   return out;
-}
-
-/**
- * Sets `item`'s three bits in a 2048-bit bloom, as the library's `Bloom.add` does (each of the first
- * three big-endian 16-bit words of its keccak-256, modulo 2048, counted from the last byte), without
- * a DataView per word.
- */
-function addToBloom(bits: Uint8Array, item: Uint8Array): void {
-  const h = keccak256(item);
-  for (let i = 0; i < 6; i += 2) {
-    const bit = (((h[i] as number) << 8) | (h[i + 1] as number)) & 2047;
-    bits[255 - (bit >> 3)] = (bits[255 - (bit >> 3)] as number) | (1 << (bit & 7));
-  }
 }
