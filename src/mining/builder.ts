@@ -235,12 +235,11 @@ export class BlockBuilder {
     const { result, stateWrites } = await run.finally(() => arrivals?.close());
     if (arrivals) poolSeq = arrivals.seqRead;
 
-    const transactionsTrie = result.transactionsTrie.root();
     const header = createBlockHeader(
       {
         ...headerData,
         stateRoot: result.stateRoot,
-        transactionsTrie,
+        transactionsTrie: result.transactionsRoot,
         receiptTrie: result.receiptsRoot,
         logsBloom: result.bloom,
         gasUsed: result.gasUsed,
@@ -413,7 +412,7 @@ export class BlockBuilder {
       blobGasUsed,
       bloom: bloom.bitvector,
       receiptsRoot: receiptsTrie.root(),
-      transactionsTrie,
+      transactionsRoot: transactionsTrie.root(),
     };
   }
 }

@@ -263,9 +263,7 @@ export class BlockState implements StateManagerInterface {
    * `value`, its bytes without leading zeros, which becomes the state's own.
    */
   setSlotAt(key: string, slotKey: string, value: Uint8Array): void {
-    if (this.currentAccount(key) === undefined)
-      throw new Error('putStorage() called on non-existing account');
-    this.writeSlot(key, slotKey, value);
+    this.writeSlot(key, undefined, slotKey, value);
   }
 
   async deleteAccount(address: Address): Promise<void> {
@@ -310,13 +308,13 @@ export class BlockState implements StateManagerInterface {
   async putStorage(address: Address, slot: Uint8Array, value: Uint8Array): Promise<void> {
     if (slot.length !== 32) throw new Error('Storage key must be 32 bytes long');
     if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes');
-    const key = addressKey(address);
-    if (this.currentAccount(key, address.bytes) === undefined)
-      throw new Error('putStorage() called on non-existing account');
-    this.writeSlot(key, bytesToHexKey(slot), stripZeros(value).slice());
+    this.writeSlot(addressKey(address), address.bytes, bytesToHexKey(slot), stripZeros(value).slice());
   }
 
-  private writeSlot(key: string, slotKey: string, value: Uint8Array): void {
+  /** Writes a slot of an existing account (`address`: its bytes, when at hand). */
+  private writeSlot(key: string, address: Uint8Array | undefined, slotKey: string, value: Uint8Array): void {
+    if (this.currentAccount(key, address) === undefined)
+      throw new Error('putStorage() called on non-existing account');
     let slots = this.dStorage.get(key);
     if (slots === undefined) {
       slots = new Map();
@@ -485,7 +483,8 @@ export class BlockState implements StateManagerInterface {
       written = true;
     };
     if (all) {
-      for (const slotKey of [...bt.applied.keys()]) if (!slots?.has(slotKey)) apply(slotKey, undefined, bt);
+      // (`apply` deletes the entry being visited, which a Map's iteration allows.)
+      for (const slotKey of bt.applied.keys()) if (!slots?.has(slotKey)) apply(slotKey, undefined, bt);
       if (slots !== undefined) for (const [slotKey, value] of slots) apply(slotKey, value, bt);
     } else {
       for (const slotKey of changed as Set<string>) apply(slotKey, slots?.get(slotKey), bt);
