@@ -2,7 +2,7 @@ import { Common, Hardfork, Mainnet } from '@ethereumjs/common';
 import { createTx, getCalldataFloorGas } from '@ethereumjs/tx';
 import { describe, expect, it } from 'vitest';
 import { minimumGas } from '../../src/chain/intrinsicGas.js';
-import { seededBytes } from '../helpers/seededBytes.js';
+import { seededBytes } from '../helpers/seeded.js';
 
 const bytes = seededBytes(7);
 

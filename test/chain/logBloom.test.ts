@@ -2,7 +2,7 @@
 import { Bloom } from '@ethereumjs/vm';
 import { describe, expect, it } from 'vitest';
 import { addToLogBloom, logBloomBits } from '../../src/chain/logBloom.js';
-import { seededBytes } from '../helpers/seededBytes.js';
+import { seededBytes } from '../helpers/seeded.js';
 
 const bytes = seededBytes(11);
 

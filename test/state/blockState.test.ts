@@ -19,14 +19,7 @@ import { Database, WriteBatch } from '../../src/db/database.js';
 import { FlatState } from '../../src/state/flatState.js';
 import { TrieStore } from '../../src/state/trieStore.js';
 import { WorldState } from '../../src/state/worldState.js';
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+import { seededRandom } from '../helpers/seeded.js';
 
 describe('BlockState and the flat tables', () => {
   const dir = mkdtempSync(join(tmpdir(), 'alder-blockstate-'));
@@ -37,9 +30,9 @@ describe('BlockState and the flat tables', () => {
   });
 
   it('match the Merkle state manager block by block, and the flat tables match the trie', async () => {
-    const r = rng(11);
+    const r = seededRandom(11);
     // Where a root is also taken inside a block (its own draws: the operations stay the same).
-    const midRoot = rng(5);
+    const midRoot = seededRandom(5);
     const common = new Common({ chain: Mainnet });
     const store = new TrieStore(db);
     const world = new WorldState(store, common);

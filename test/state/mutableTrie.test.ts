@@ -5,15 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { keccak256 } from '../../src/crypto/index.js';
 import { MutableTrie } from '../../src/state/mutableTrie.js';
 import { trieGetSync } from '../../src/state/syncTrie.js';
-
-/** A seeded generator, so that a failure repeats. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+import { seededRandom } from '../helpers/seeded.js';
 
 function bytes(n: number, r: () => number): Uint8Array {
   return Uint8Array.from({ length: n }, () => Math.floor(r() * 256));
@@ -21,7 +13,7 @@ function bytes(n: number, r: () => number): Uint8Array {
 
 describe('MutableTrie', () => {
   it('computes the roots the library trie computes, over inserts, updates and removals in rounds', async () => {
-    const r = rng(7);
+    const r = seededRandom(7);
     const store = new Map<string, Uint8Array>();
     const reference = new MerklePatriciaTrie({ useKeyHashing: true, useKeyHashingFunction: keccak256 });
     let root = KECCAK256_RLP;

@@ -7,7 +7,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { describe, expect, it } from 'vitest';
 import { keccak256 } from '../../src/crypto/index.js';
 import { OrderedTrie, orderedTrieRoot } from '../../src/util/orderedTrieRoot.js';
-import { seededBytes } from '../helpers/seededBytes.js';
+import { seededBytes } from '../helpers/seeded.js';
 
 async function libraryRoot(values: Uint8Array[]): Promise<Uint8Array> {
   const trie = new MerklePatriciaTrie();

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeReceiptList } from '../../src/chain/receipts.js';
 import { FlatState } from '../../src/state/flatState.js';
 import { rlpBytesList } from '../../src/util/rlpWrite.js';
-import { seededBytes } from '../helpers/seededBytes.js';
+import { seededBytes } from '../helpers/seeded.js';
 
 const bytes = seededBytes(3);
 
