@@ -11,8 +11,13 @@ import type { PooledTx, TxPool } from '../txpool/pool.js';
 const CHECK_MS = 20;
 /** No transaction for this long once the block is due: the stream paused, the block closes. */
 export const QUIET_MS = 25;
-/** No transaction for this long: the builder's `workAhead` runs (once per pause). */
+/** No transaction for this long: the builder's `workAhead` runs (until done, while the pause lasts). */
 const PAUSE_WORK_AFTER_MS = 5;
+/**
+ * One step of that work at most: requests that reached the socket meanwhile are read between two
+ * steps (in one piece it held them up to 75 ms when a pause came thousands of transactions in).
+ */
+const WORK_SLICE_MS = 2;
 /**
  * After that work, the thread takes what reached it meanwhile for this long before the pause may count
  * as the stream's end (requests that waited behind the work then arrive first).
@@ -39,12 +44,13 @@ export class PoolArrivals {
   waitedMs = 0;
   /**
    * Work of the block's close that can be done ahead (the builder brings the state tries up to what
-   * the block executed so far): run once the stream pauses, which is when the block is likely to
-   * close, while nothing else waits for the thread; once per pause. (Run also every 100 ms while
+   * the block executed so far), one step until `deadline` (performance.now()) per call; true once
+   * done. Run once the stream pauses, which is when the block is likely to close, step after step
+   * while nothing arrives, and from where it stopped at the next pause. (Run also every 100 ms while
    * arrivals kept coming, it cost more main-thread time per transaction than it saved at the close:
    * every run hashes the tries' upper nodes again.)
    */
-  workAhead: (() => void) | undefined;
+  workAhead: ((deadline: number) => boolean) | undefined;
   private pauseWorkDone = false;
   private readonly onAdded = (entry: PooledTx) => {
     this.entries.push(entry);
@@ -101,10 +107,10 @@ export class PoolArrivals {
       if (this.workAhead !== undefined && !this.pauseWorkDone) {
         pauseWork = quietFrom() + PAUSE_WORK_AFTER_MS - now;
         if (pauseWork <= 0) {
-          this.pauseWorkDone = true;
-          this.workAhead();
+          this.pauseWorkDone = this.workAhead(now + WORK_SLICE_MS);
           const rest = performance.now();
-          await this.sleep(AFTER_PAUSE_WORK_MS, signal);
+          if (this.pauseWorkDone) await this.sleep(AFTER_PAUSE_WORK_MS, signal);
+          else await new Promise<void>((r) => setImmediate(r));
           this.waitedMs += performance.now() - rest;
           continue;
         }

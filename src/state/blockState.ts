@@ -53,8 +53,10 @@ interface BlockStorageTrie {
   hashedAddress: Uint8Array;
   /** The hashed slot and the value last written into the trie, per slot (hex). */
   applied: Map<string, [Uint8Array, Uint8Array]>;
-  /** The trie's root once those writes were applied. */
+  /** The trie's root once those writes were applied (while `stale` is false). */
   root: Uint8Array;
+  /** Writes went into the trie since `root` was worked out. */
+  stale: boolean;
 }
 
 function copyAccount(a: Account): Account {
@@ -410,32 +412,69 @@ export class BlockState implements StateManagerInterface {
   stateRootSync(): Uint8Array {
     if (this.computedRoot !== undefined) return this.computedRoot;
     // Storage tries first: an account's leaf carries its storage root.
-    for (const [key, slots] of this.dirtySlots) this.applyStorage(key, slots);
-    for (const key of this.dirty) {
-      const d = this.dAccounts.get(key);
-      const address = d?.address ?? hexKeyToBytes(key);
-      const account = d !== undefined ? d.account : this.committedAccount(key, address);
-      let leaf: Uint8Array = EMPTY;
-      const bt = this.blockTries.get(key);
-      if (account !== undefined) {
-        const storageRoot = bt?.root ?? this.committedAccount(key, address)?.storageRoot;
-        leaf = new Account(
-          account.nonce,
-          account.balance,
-          storageRoot ?? KECCAK256_RLP,
-          account.codeHash,
-        ).serialize();
-      }
-      const last = this.appliedAccounts.get(key);
-      if (last === undefined ? d === undefined && bt === undefined : equalsBytes(last[1], leaf)) continue;
-      const hashed = last?.[0] ?? keccak256(address);
-      this.accountTrie.put(hashed, leaf);
-      this.appliedAccounts.set(key, [hashed, leaf]);
-    }
+    for (const [key, changed] of this.dirtySlots) this.applyStorage(key, changed);
+    for (const key of this.dirty) this.applyAccount(key);
     this.dirty = new Set();
     this.dirtySlots = new Map();
     this.computedRoot = this.accountTrie.commit(this.sink);
     return this.computedRoot;
+  }
+
+  /**
+   * Part of `stateRootSync`'s work, done ahead in small steps until `deadline` (performance.now()):
+   * written slots into their storage tries, then the changed accounts' leaves into the account trie,
+   * and the changed nodes below each trie's top levels hashed. What is done leaves `dirty` and
+   * `dirtySlots` (a later write puts it back). True once only the tries' top levels are left, which
+   * `stateRootSync` hashes. The block builder calls it while arrivals pause, so that closing the block
+   * costs little and no single step holds the thread for long.
+   */
+  settle(deadline: number): boolean {
+    if (this.computedRoot !== undefined) return true;
+    for (const [key, changed] of this.dirtySlots) {
+      const { bt, slots } = this.storagePlan(key, changed);
+      this.dirtySlots.set(key, slots);
+      const written = this.dStorage.get(key);
+      let n = 0;
+      for (const slotKey of slots) {
+        this.applySlot(key, bt, written, slotKey);
+        slots.delete(slotKey);
+        if ((++n & 31) === 0 && performance.now() >= deadline) return false;
+      }
+      this.dirtySlots.delete(key);
+      if (!bt.trie.hashSome(this.sink, deadline)) return false;
+      this.hashStorage(bt);
+    }
+    let n = 0;
+    for (const key of this.dirty) {
+      this.applyAccount(key);
+      this.dirty.delete(key);
+      if ((++n & 31) === 0 && performance.now() >= deadline) return false;
+    }
+    return this.accountTrie.hashSome(this.sink, deadline);
+  }
+
+  /** Writes the account's current leaf (with its storage root) into the account trie, if it changed. */
+  private applyAccount(key: string): void {
+    const d = this.dAccounts.get(key);
+    const address = d?.address ?? hexKeyToBytes(key);
+    const account = d !== undefined ? d.account : this.committedAccount(key, address);
+    let leaf: Uint8Array = EMPTY;
+    const bt = this.blockTries.get(key);
+    if (bt !== undefined) this.hashStorage(bt);
+    if (account !== undefined) {
+      const storageRoot = bt?.root ?? this.committedAccount(key, address)?.storageRoot;
+      leaf = new Account(
+        account.nonce,
+        account.balance,
+        storageRoot ?? KECCAK256_RLP,
+        account.codeHash,
+      ).serialize();
+    }
+    const last = this.appliedAccounts.get(key);
+    if (last === undefined ? d === undefined && bt === undefined : equalsBytes(last[1], leaf)) return;
+    const hashed = last?.[0] ?? keccak256(address);
+    this.accountTrie.put(hashed, leaf);
+    this.appliedAccounts.set(key, [hashed, leaf]);
   }
 
   /**
@@ -444,10 +483,24 @@ export class BlockState implements StateManagerInterface {
    * committed one when a revert removed them; the trie is hashed again if that wrote anything.
    */
   private applyStorage(key: string, changed: Set<string> | null): void {
+    const { bt, slots } = this.storagePlan(key, changed);
+    const written = this.dStorage.get(key);
+    for (const slotKey of slots) this.applySlot(key, bt, written, slotKey);
+    this.hashStorage(bt);
+  }
+
+  /**
+   * The account's storage trie for the block (made on first use, or again after a wipe or an undone
+   * one: from its committed root, or empty once wiped) and the slots to bring it up to: `changed`, or
+   * when null or for a trie just made, every slot the block layer holds and every slot applied before.
+   */
+  private storagePlan(
+    key: string,
+    changed: Set<string> | null,
+  ): { bt: BlockStorageTrie; slots: Set<string> } {
     const cleared = this.dCleared.has(key);
     let bt = this.blockTries.get(key);
     if (bt !== undefined && bt.cleared !== cleared) bt = undefined;
-    let all = changed === null;
     if (bt === undefined) {
       let trie: MutableTrie | undefined;
       let root: Uint8Array = KECCAK256_RLP;
@@ -458,38 +511,59 @@ export class BlockState implements StateManagerInterface {
         trie = warm !== undefined && equalsBytes(warm.committedRoot, root) ? warm : undefined;
         trie ??= new MutableTrie(root, this.store.load);
       }
-      bt = { trie, cleared, hashedAddress: keccak256(hexKeyToBytes(key)), applied: new Map(), root };
+      bt = {
+        trie,
+        cleared,
+        hashedAddress: keccak256(hexKeyToBytes(key)),
+        applied: new Map(),
+        root,
+        stale: true,
+      };
       this.blockTries.set(key, bt);
-      all = true;
+      changed = null;
     }
-    const slots = this.dStorage.get(key);
-    const address = cleared ? EMPTY : hexKeyToBytes(key);
-    let written = all;
-    const apply = (slotKey: string, value: Uint8Array | undefined, b: BlockStorageTrie) => {
-      const last = b.applied.get(slotKey);
-      if (value === undefined) {
-        // Written earlier in the block and reverted since: back to its committed value.
-        if (last === undefined) return;
-        const committed = cleared ? EMPTY : this.committedSlot(key, address, slotKey, hexKeyToBytes(slotKey));
-        if (!equalsBytes(committed, last[1])) putSlot(b.trie, last[0], committed);
-        b.applied.delete(slotKey);
-        written = true;
-        return;
-      }
-      if (last !== undefined && equalsBytes(last[1], value)) return;
-      const hashed = last?.[0] ?? keccak256(hexKeyToBytes(slotKey));
-      putSlot(b.trie, hashed, value);
-      b.applied.set(slotKey, [hashed, value]);
-      written = true;
-    };
-    if (all) {
-      // (`apply` deletes the entry being visited, which a Map's iteration allows.)
-      for (const slotKey of bt.applied.keys()) if (!slots?.has(slotKey)) apply(slotKey, undefined, bt);
-      if (slots !== undefined) for (const [slotKey, value] of slots) apply(slotKey, value, bt);
-    } else {
-      for (const slotKey of changed as Set<string>) apply(slotKey, slots?.get(slotKey), bt);
+    if (changed !== null) return { bt, slots: changed };
+    const slots = new Set(bt.applied.keys());
+    const written = this.dStorage.get(key);
+    if (written !== undefined) for (const slotKey of written.keys()) slots.add(slotKey);
+    return { bt, slots };
+  }
+
+  /**
+   * Writes the slot's value in the block layer (`written`) into the account's storage trie, or, when a
+   * revert removed it, its committed value back; nothing when the trie already holds that value.
+   */
+  private applySlot(
+    key: string,
+    bt: BlockStorageTrie,
+    written: Map<string, Uint8Array> | undefined,
+    slotKey: string,
+  ): void {
+    const value = written?.get(slotKey);
+    const last = bt.applied.get(slotKey);
+    if (value === undefined) {
+      // Written earlier in the block and reverted since: back to its committed value.
+      if (last === undefined) return;
+      const committed = bt.cleared
+        ? EMPTY
+        : this.committedSlot(key, hexKeyToBytes(key), slotKey, hexKeyToBytes(slotKey));
+      if (!equalsBytes(committed, last[1])) putSlot(bt.trie, last[0], committed);
+      bt.applied.delete(slotKey);
+      bt.stale = true;
+      return;
     }
-    if (written) bt.root = bt.trie.commit(this.sink);
+    if (last !== undefined && equalsBytes(last[1], value)) return;
+    const hashed = last?.[0] ?? keccak256(hexKeyToBytes(slotKey));
+    putSlot(bt.trie, hashed, value);
+    bt.applied.set(slotKey, [hashed, value]);
+    bt.stale = true;
+  }
+
+  /** The storage trie's root, hashed again if writes went into it since. */
+  private hashStorage(bt: BlockStorageTrie): void {
+    if (!bt.stale) return;
+    bt.root = bt.trie.commit(this.sink);
+    bt.stale = false;
   }
 
   /**

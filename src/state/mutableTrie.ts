@@ -51,6 +51,12 @@ interface HashRef {
 type Node = Leaf | Extension | Branch | HashRef;
 
 const EMPTY = new Uint8Array(0);
+/**
+ * Levels `hashSome` leaves to `commit`: below two levels a trie of a few thousand entries or more has
+ * hundreds of subtrees, each a fraction of a millisecond to hash, and the two levels left are
+ * 17 nodes at most, hashed again on every root.
+ */
+const SETTLED_DEPTH = 2;
 
 function nibblesOf(key: Uint8Array): Uint8Array {
   const out = new Uint8Array(key.length * 2);
@@ -145,6 +151,32 @@ export class MutableTrie {
     root.ref = hash;
     this.rootHash = hash;
     return hash;
+  }
+
+  /**
+   * Hashes what changed below the trie's top SETTLED_DEPTH levels, one subtree at a time, until
+   * `deadline` (performance.now()); true once nothing changed is left below them. `commit` then
+   * encodes and hashes only the top levels, so most of a root's hashing can be spread over idle
+   * moments. A node hashed here that a later `put` replaces was hashed for nothing, as with an
+   * earlier `commit`; the nodes a later `put` leaves in place keep their hashes.
+   */
+  hashSome(sink: NodeSink, deadline: number): boolean {
+    return this.root === null || this.hashBelow(this.root, SETTLED_DEPTH, sink, deadline);
+  }
+
+  private hashBelow(node: Node, depth: number, sink: NodeSink, deadline: number): boolean {
+    if (node.ref !== undefined) return true;
+    if (depth === 0 || node.t === 0) {
+      this.encode(node, sink);
+      return performance.now() < deadline;
+    }
+    if (node.t === 1) return this.hashBelow(node.child, depth - 1, sink, deadline);
+    const children = (node as Branch).children;
+    for (let i = 0; i < 16; i++) {
+      const c = children[i];
+      if (c !== null && !this.hashBelow(c, depth - 1, sink, deadline)) return false;
+    }
+    return true;
   }
 
   /** The root hash as of the last `commit` (or construction). */

@@ -4,7 +4,9 @@
  * checkpoints, reverts and storage wipes gives the same state root after every block and at points
  * inside blocks (later writes, reverts and wipes then build on the tries brought up to there), the flat tables
  * that follow the blocks read every value the trie holds, and a rebuild from an older root (a
- * reorganisation) gives that root's values.
+ * reorganisation) gives that root's values. Part of the root's work is also done ahead at random points
+ * (`settle`, in steps cut short by a deadline already past or run to the end), as the block builder
+ * does while arrivals pause.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +35,10 @@ describe('BlockState and the flat tables', () => {
     const r = seededRandom(11);
     // Where a root is also taken inside a block (its own draws: the operations stay the same).
     const midRoot = seededRandom(5);
+    // Where the tries are brought up ahead (settle), and how far: its own draws too.
+    const settleAt = seededRandom(9);
+    let settledSteps = 0;
+    let settledFully = 0;
     const common = new Common({ chain: Mainnet });
     const store = new TrieStore(db);
     const world = new WorldState(store, common);
@@ -105,6 +111,12 @@ describe('BlockState and the flat tables', () => {
           expect(bytesToHex(await state.getStateRoot()), `block ${block} op ${op}`).toBe(
             bytesToHex(await reference.getStateRoot()),
           );
+        if (settleAt() < 0.3) {
+          // A deadline already past still does one step (up to 32 slots or accounts, or one subtree).
+          const done = state.settle(settleAt() < 0.7 ? performance.now() - 1 : Number.POSITIVE_INFINITY);
+          if (done) settledFully++;
+          else settledSteps++;
+        }
       }
       while (depth-- > 0) for (const sm of [state, reference]) await sm.commit();
       for (const sm of [state, reference]) await sm.commit();
@@ -120,6 +132,9 @@ describe('BlockState and the flat tables', () => {
       root = next;
       roots.push(root);
     }
+    // Both ways of settling happened: cut short, and to the end.
+    expect(settledSteps).toBeGreaterThan(10);
+    expect(settledFully).toBeGreaterThan(10);
     // The flat tables hold what the trie holds at the head, for every account and probed slot.
     const fromFlat = world.at(root);
     expect(world.flat.isAt(root)).toBe(true);
