@@ -17,7 +17,12 @@
  *   node bench/suites/tx-throughput.mjs [--tx-count=10000] [--tx-senders=100] [--tx-concurrency=32]
  *        [--tx-phase-seconds=600] [--tx-stall-seconds=15] [--tx-anvil-block-time=0.2]
  *        [--tx-nodes=alder,hardhat,anvil,ganache] [--tx-runs=1] [--tx-profile] [--tx-node-log=FILE]
- *        [--no-peers]
+ *        [--tx-warmup=0] [--no-peers]
+ *
+ * --tx-warmup=N sends every node N ETH and N ERC-20 transfers (to other recipients) before the measured
+ * phases and waits until they are mined, unmeasured: the figures are then those of a node whose code
+ * paths have run before (a JIT-compiled node such as Alder or Hardhat's node optimises its hot functions
+ * during the first thousands of transactions). The default, 0, measures nodes as they come up.
  *
  * --tx-profile runs Alder under `node --cpu-prof` and prints the functions with the most self time
  * (--tx-profile=DIR also keeps the .cpuprofile file in DIR). --tx-node-log=FILE writes Alder's own output
@@ -70,6 +75,7 @@ const opt = parseOptions({
   'tx-anvil-block-time': 0.2,
   'tx-nodes': 'alder,hardhat,anvil,ganache',
   'tx-runs': 1,
+  'tx-warmup': 0,
 });
 const NODES = new Set(String(opt['tx-nodes']).split(','));
 const COUNT = opt['tx-count'];
@@ -79,6 +85,7 @@ const CONCURRENCY = opt['tx-concurrency'];
 const PHASE_MS = opt['tx-phase-seconds'] * 1000;
 const STALL_MS = opt['tx-stall-seconds'] * 1000;
 const ANVIL_BLOCK_TIME = Number(opt['tx-anvil-block-time']);
+const WARMUP = Math.max(0, Number(opt['tx-warmup']));
 
 const CHAIN_ID = 1337n;
 /** A prefunded dev-network key (public test key); the peers fund it too. */
@@ -102,10 +109,10 @@ const funder = addressOf(FUNDER).toString();
 /** Recipients that hold nothing yet: every transfer writes a fresh account or slot, as in real traffic. */
 const recipient = (kind, i) => bytesToHex(keccak256(new TextEncoder().encode(`${kind}-${i}`)).subarray(12));
 
-/** COUNT transactions dealt round-robin over the senders, each sender's nonces from `firstNonce`. */
-function signBatch(firstNonce, make) {
+/** `count` transactions dealt round-robin over the senders, each sender's nonces from `firstNonce`. */
+function signBatch(firstNonce, make, count = COUNT) {
   const lanes = senders.map(() => []);
-  for (let i = 0; i < COUNT; i++) {
+  for (let i = 0; i < count; i++) {
     const s = i % SENDERS;
     const nonce = firstNonce + BigInt(lanes[s].length);
     lanes[s].push(sign(senderKeys[s], { nonce, ...make(i) }));
@@ -336,9 +343,50 @@ async function prepare(url, { fundSenders }) {
   return { token, first };
 }
 
+/** Sends `lanes` as a phase does and waits until they are mined, unmeasured (--tx-warmup). */
+async function warmUp(call, lanes) {
+  const deadline = performance.now() + PHASE_MS;
+  const sent = await sendLanes(call, lanes, deadline);
+  if (sent.errors > 0) throw new Error(`warm-up: ${sent.firstError}`);
+  const targets = new Map();
+  const nonces = await call(
+    senders.map((a, i) => ({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'eth_getTransactionCount',
+      params: [a, 'pending'],
+    })),
+  );
+  for (const r of nonces) targets.set(r.id, BigInt(r.result));
+  const done = await waitMined(call, targets, deadline);
+  if (typeof done !== 'number') throw new Error('warm-up transactions were not mined');
+}
+
 async function measure(name, url, { fundSenders, pid }) {
   log(`${name}: set-up (${SENDERS} senders${fundSenders ? ' funded' : ''}, token deployed and distributed)`);
-  const { token, first } = await prepare(url, { fundSenders });
+  let { token, first } = await prepare(url, { fundSenders });
+  if (WARMUP > 0) {
+    log(`${name}: warm-up, ${WARMUP} ETH and ${WARMUP} token transfers (not measured)`);
+    const per = BigInt(Math.ceil(WARMUP / SENDERS));
+    const warmEth = signBatch(
+      first,
+      (i) => ({ gasLimit: 21_000n, to: recipient('warm-eth', i), value: 1n }),
+      WARMUP,
+    );
+    const warmErc = signBatch(
+      first + per,
+      (i) => ({ gasLimit: 80_000n, to: token, data: transferData(recipient('warm-erc20', i), 1n) }),
+      WARMUP,
+    );
+    const call = makeClient(url);
+    try {
+      await warmUp(call, warmEth);
+      await warmUp(call, warmErc);
+    } finally {
+      call.close();
+    }
+    first += 2n * per;
+  }
   log(`${name}: signing ${COUNT} ETH and ${COUNT} token transfers`);
   const eth = signBatch(first, (i) => ({ gasLimit: 21_000n, to: recipient('eth', i), value: 1n }));
   const perSender = BigInt(Math.ceil(COUNT / SENDERS));
@@ -551,7 +599,10 @@ async function main() {
       (ANVIL_BLOCK_TIME > 0
         ? `anvil: interval mining every ${ANVIL_BLOCK_TIME} s with a gas limit that never binds (its automine stops mining under this load, see the suite's header); `
         : 'anvil: automine; ') +
-      `same machine, same run (${cpus().length} cores, shared: figures are noisy).`,
+      `same machine, same run (${cpus().length} cores, shared: figures are noisy).` +
+      (WARMUP > 0
+        ? ` Every node first took ${WARMUP} ETH and ${WARMUP} ERC-20 transfers, unmeasured (--tx-warmup).`
+        : ''),
   );
   out.push('');
   const rows = Object.entries(results).map(([n, r]) => row(n, r));
