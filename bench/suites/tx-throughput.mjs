@@ -199,6 +199,21 @@ async function waitMined(call, targets, deadline) {
   return performance.now();
 }
 
+/** Every sender's pending nonce by sender index (none when the node does not answer). */
+async function pendingNonces(call) {
+  const nonces = new Map();
+  const res = await call(
+    senders.map((a, i) => ({
+      jsonrpc: '2.0',
+      id: i,
+      method: 'eth_getTransactionCount',
+      params: [a, 'pending'],
+    })),
+  ).catch(() => []);
+  for (const r of res) nonces.set(r.id, BigInt(r.result ?? 0));
+  return nonces;
+}
+
 /** Every receipt (after the clock stopped): how many succeeded, and the blocks they landed in. */
 async function checkReceipts(call, lanes) {
   const hashes = lanes.flat().map((t) => t.hash);
@@ -255,16 +270,7 @@ async function phase(call, name, lanes, pid) {
   const t0 = performance.now();
   const sendResult = await sendLanes(call, lanes, deadline);
   const tSent = performance.now();
-  const finals = new Map();
-  const nonces = await call(
-    senders.map((a, i) => ({
-      jsonrpc: '2.0',
-      id: i,
-      method: 'eth_getTransactionCount',
-      params: [a, 'pending'],
-    })),
-  ).catch(() => []);
-  for (const r of nonces) finals.set(r.id, BigInt(r.result ?? 0));
+  const finals = await pendingNonces(call);
   const waited = finals.size === senders.length ? await waitMined(call, finals, t0 + PHASE_MS) : undefined;
   const stalled = waited === 'stalled';
   const tDone = stalled ? undefined : waited;
@@ -348,16 +354,8 @@ async function warmUp(call, lanes) {
   const deadline = performance.now() + PHASE_MS;
   const sent = await sendLanes(call, lanes, deadline);
   if (sent.errors > 0) throw new Error(`warm-up: ${sent.firstError}`);
-  const targets = new Map();
-  const nonces = await call(
-    senders.map((a, i) => ({
-      jsonrpc: '2.0',
-      id: i,
-      method: 'eth_getTransactionCount',
-      params: [a, 'pending'],
-    })),
-  );
-  for (const r of nonces) targets.set(r.id, BigInt(r.result));
+  const targets = await pendingNonces(call);
+  if (targets.size !== senders.length) throw new Error('warm-up: no pending nonces');
   const done = await waitMined(call, targets, deadline);
   if (typeof done !== 'number') throw new Error('warm-up transactions were not mined');
 }
