@@ -19,12 +19,16 @@ import { RLP } from '@ethereumjs/rlp';
 import { CODEHASH_PREFIX, OriginalStorageCache } from '@ethereumjs/statemanager';
 import { Account, type Address, equalsBytes, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
+import { rlpBytesList } from '../util/rlpWrite.js';
+import { unpaddedWordBytes } from '../util/word.js';
 import type { StateChanges } from './flatState.js';
 import { MutableTrie, type NodeSink } from './mutableTrie.js';
 import type { StateSnapshot } from './stateSnapshot.js';
 import { addressKey, bytesToHexKey, hexKeyToBytes, type TrieStore } from './trieStore.js';
 
 const EMPTY = new Uint8Array(0);
+const MAX_UINT64 = (1n << 64n) - 1n;
+const MAX_UINT256 = (1n << 256n) - 1n;
 const CODE_PREFIX_HEX = bytesToHexKey(CODEHASH_PREFIX);
 
 /** Committed accounts plus slots kept before the maps are dropped (at a block boundary). */
@@ -463,12 +467,7 @@ export class BlockState implements StateManagerInterface {
     if (bt !== undefined) this.hashStorage(bt);
     if (account !== undefined) {
       const storageRoot = bt?.root ?? this.committedAccount(key, address)?.storageRoot;
-      leaf = new Account(
-        account.nonce,
-        account.balance,
-        storageRoot ?? KECCAK256_RLP,
-        account.codeHash,
-      ).serialize();
+      leaf = accountLeaf(account.nonce, account.balance, storageRoot ?? KECCAK256_RLP, account.codeHash);
     }
     const last = this.appliedAccounts.get(key);
     if (last === undefined ? d === undefined && bt === undefined : equalsBytes(last[1], leaf)) return;
@@ -688,6 +687,31 @@ export class BlockState implements StateManagerInterface {
 
 function putSlot(trie: MutableTrie, hashedSlot: Uint8Array, value: Uint8Array): void {
   trie.put(hashedSlot, value.length === 0 ? EMPTY : RLP.encode(value));
+}
+
+/**
+ * An account's leaf in the state trie: the RLP of its nonce, balance (big-endian without leading zeros),
+ * storage root and code hash, what `Account.serialize()` gives, written in one buffer (the library
+ * builds an Account, checks it and encodes each field through the generic encoder; a leaf is made for
+ * every account a block changed). Values outside the fields' ranges go to the library, which refuses
+ * them.
+ */
+export function accountLeaf(
+  nonce: bigint,
+  balance: bigint,
+  storageRoot: Uint8Array,
+  codeHash: Uint8Array,
+): Uint8Array {
+  if (
+    nonce < 0n ||
+    nonce > MAX_UINT64 ||
+    balance < 0n ||
+    balance > MAX_UINT256 ||
+    storageRoot.length !== 32 ||
+    codeHash.length !== 32
+  )
+    return new Account(nonce, balance, storageRoot, codeHash).serialize();
+  return rlpBytesList([unpaddedWordBytes(nonce), unpaddedWordBytes(balance), storageRoot, codeHash]);
 }
 
 function accountFromLeaf(leaf: Uint8Array): Account {

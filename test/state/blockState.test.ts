@@ -18,10 +18,11 @@ import { Account, Address, bytesToHex, KECCAK256_RLP } from '@ethereumjs/util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { keccak256 } from '../../src/crypto/index.js';
 import { Database, WriteBatch } from '../../src/db/database.js';
+import { accountLeaf } from '../../src/state/blockState.js';
 import { FlatState } from '../../src/state/flatState.js';
 import { TrieStore } from '../../src/state/trieStore.js';
 import { WorldState } from '../../src/state/worldState.js';
-import { seededRandom } from '../helpers/seeded.js';
+import { seededBytes, seededRandom } from '../helpers/seeded.js';
 
 describe('BlockState and the flat tables', () => {
   const dir = mkdtempSync(join(tmpdir(), 'alder-blockstate-'));
@@ -169,5 +170,26 @@ describe('BlockState and the flat tables', () => {
     world.flat.rebuild(older);
     expect(world.flat.isAt(older)).toBe(true);
     await check(older);
+  });
+
+  it('writes account leaves as the library serialises accounts, and refuses what it refuses', () => {
+    const r = seededRandom(17);
+    const bytes = seededBytes(19);
+    const big = (length: number) => {
+      let v = 0n;
+      for (const b of bytes(length)) v = (v << 8n) | BigInt(b);
+      return v;
+    };
+    const values = [0n, 1n, 127n, 128n, 255n, 256n, (1n << 64n) - 1n, (1n << 256n) - 1n];
+    for (let i = 0; i < 200; i++) values.push(big(1 + Math.floor(r() * 32)));
+    const root = bytes(32);
+    for (const balance of values) {
+      const nonce = balance & ((1n << 64n) - 1n);
+      const want = new Account(nonce, balance, root, KECCAK256_RLP).serialize();
+      expect(bytesToHex(accountLeaf(nonce, balance, root, KECCAK256_RLP))).toBe(bytesToHex(want));
+    }
+    expect(() => accountLeaf(-1n, 0n, root, KECCAK256_RLP)).toThrow();
+    expect(() => accountLeaf(0n, -1n, root, KECCAK256_RLP)).toThrow();
+    expect(() => accountLeaf(0n, 0n, root.subarray(1), KECCAK256_RLP)).toThrow();
   });
 });
