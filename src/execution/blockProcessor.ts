@@ -232,17 +232,18 @@ export class BlockProcessor {
   }
 
   /**
-   * Runs `work` with the warm VM positioned on `parent`'s state (the block builder). The state nodes
+   * Runs `work` with the warm VM positioned on `parent`'s state, and that state (the VM's state
+   * manager), for the block builder. The state nodes
    * `work` writes go into a batch the caller commits with the block (`BlockImporter.commitBuilt`), so an
    * abandoned block leaves nothing behind. Callers serialise calls (the importer's queue).
    */
   async onParent<T>(
     parent: BlockHeader,
-    work: (vm: VM) => Promise<{ result: T; stateRoot: Uint8Array }>,
+    work: (vm: VM, state: BlockState) => Promise<{ result: T; stateRoot: Uint8Array }>,
   ): Promise<{ result: T; stateWrites: WriteBatch }> {
     const { vm, state } = await this.positionOn(parent);
     try {
-      const { result, stateRoot } = await work(vm);
+      const { result, stateRoot } = await work(vm, state);
       // The committed layer now describes the built state; a child of the built block starts from it.
       const built = state.commitBlock();
       if (!bytesEqual(built.root, stateRoot)) throw new Error('built state root differs');

@@ -12,6 +12,7 @@ import { bytesEqual, type ChainStore } from '../chain/chainStore.js';
 import { InvalidBlockError, UnknownParentError } from '../chain/errors.js';
 import type { WriteBatch } from '../db/database.js';
 import { logger } from '../log.js';
+import type { BlockState } from '../state/blockState.js';
 import { FlatState } from '../state/flatState.js';
 import type { WorldState } from '../state/worldState.js';
 import { type BlockExecution, BlockExecutionError, BlockProcessor } from './blockProcessor.js';
@@ -110,13 +111,13 @@ export class BlockImporter {
   }
 
   /**
-   * Runs `work` in the import queue with the processor's warm VM positioned on `parent`'s state, for
-   * the block builder. The state nodes `work` writes are kept out of the shared store in the returned
+   * Runs `work` in the import queue with the processor's warm VM positioned on `parent`'s state (and
+   * that state, the VM's state manager), for the block builder. The state nodes `work` writes are kept out of the shared store in the returned
    * batch, so that an abandoned block leaves nothing behind; `commitBuilt` applies them.
    */
   executeOnParent<T>(
     parent: BlockHeader,
-    work: (vm: VM) => Promise<{ result: T; stateRoot: Uint8Array }>,
+    work: (vm: VM, state: BlockState) => Promise<{ result: T; stateRoot: Uint8Array }>,
   ): Promise<{ result: T; stateWrites: WriteBatch }> {
     return this.enqueue(() => this.processor.onParent(parent, work));
   }

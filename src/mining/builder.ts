@@ -33,7 +33,6 @@ import { type BuiltReceipt, encodeBuiltReceipt } from '../chain/receiptEncoding.
 import { keccak256, sha256 } from '../crypto/index.js';
 import { runBlockTx } from '../execution/fastCall/blockTx.js';
 import type { BlockImporter, BuiltExecution } from '../execution/importer.js';
-import { BlockState } from '../state/blockState.js';
 import type { PooledTx, TxPool } from '../txpool/pool.js';
 import { OrderedTrie } from '../util/orderedTrieRoot.js';
 import { type CollectWindow, PoolArrivals } from './arrivals.js';
@@ -197,20 +196,13 @@ export class BlockBuilder {
         : undefined;
     let poolSeq = this.pool?.nextSeq;
     const processor = this.importer.processor;
-    const run = this.importer.executeOnParent(parent, async (vm) => {
-      const state = vm.stateManager;
+    const run = this.importer.executeOnParent(parent, async (vm, state) => {
       vm.common.setHardforkBy({ blockNumber: number, timestamp });
       await vm.evm.journal.checkpoint();
       if (arrivals) {
         // The state tries take what the block executed so far (the state manager then applies and
         // hashes only what changes after, when the block closes).
-        arrivals.workAhead =
-          state instanceof BlockState
-            ? (deadline) => state.settle(deadline)
-            : () => {
-                state.getStateRoot().catch(() => undefined);
-                return true;
-              };
+        arrivals.workAhead = (deadline) => state.settle(deadline);
       }
       try {
         await processor.startBlock(vm, execHeader);
@@ -239,13 +231,11 @@ export class BlockBuilder {
         // The roots are long passes over a full block: requests are answered in between, and between
         // the steps of bringing the state tries up to the block (what the pauses left to do).
         await yieldToLoop();
-        if (state instanceof BlockState) {
-          while (!state.settle(performance.now() + CLOSE_STEP_MS)) {
-            await yieldToLoop();
-            if (signal?.aborted) throw new BuildAbortedError();
-          }
+        while (!state.settle(performance.now() + CLOSE_STEP_MS)) {
+          await yieldToLoop();
+          if (signal?.aborted) throw new BuildAbortedError();
         }
-        const stateRoot = await state.getStateRoot();
+        const stateRoot = state.stateRootSync();
         return { result: { ...out, stateRoot, requestsHash, requests }, stateRoot };
       } catch (err) {
         await vm.evm.journal.revert();
