@@ -110,7 +110,7 @@ const funder = addressOf(FUNDER).toString();
 const recipient = (kind, i) => bytesToHex(keccak256(new TextEncoder().encode(`${kind}-${i}`)).subarray(12));
 
 /** `count` transactions dealt round-robin over the senders, each sender's nonces from `firstNonce`. */
-function signBatch(firstNonce, make, count = COUNT) {
+function signBatch(firstNonce, make, count) {
   const lanes = senders.map(() => []);
   for (let i = 0; i < count; i++) {
     const s = i % SENDERS;
@@ -360,39 +360,42 @@ async function warmUp(call, lanes) {
   if (typeof done !== 'number') throw new Error('warm-up transactions were not mined');
 }
 
+/**
+ * `count` ETH transfers, then `count` transfers of `token`, each to a recipient of its own (named with
+ * `prefix`), the ETH ones from each sender's nonce `first`; `next` is the nonce after both.
+ */
+function signTransfers(first, token, prefix, count) {
+  const perSender = BigInt(Math.ceil(count / SENDERS));
+  const eth = signBatch(
+    first,
+    (i) => ({ gasLimit: 21_000n, to: recipient(`${prefix}eth`, i), value: 1n }),
+    count,
+  );
+  const erc20 = signBatch(
+    first + perSender,
+    (i) => ({ gasLimit: 80_000n, to: token, data: transferData(recipient(`${prefix}erc20`, i), 1n) }),
+    count,
+  );
+  return { eth, erc20, next: first + 2n * perSender };
+}
+
 async function measure(name, url, { fundSenders, pid }) {
   log(`${name}: set-up (${SENDERS} senders${fundSenders ? ' funded' : ''}, token deployed and distributed)`);
   let { token, first } = await prepare(url, { fundSenders });
   if (WARMUP > 0) {
     log(`${name}: warm-up, ${WARMUP} ETH and ${WARMUP} token transfers (not measured)`);
-    const per = BigInt(Math.ceil(WARMUP / SENDERS));
-    const warmEth = signBatch(
-      first,
-      (i) => ({ gasLimit: 21_000n, to: recipient('warm-eth', i), value: 1n }),
-      WARMUP,
-    );
-    const warmErc = signBatch(
-      first + per,
-      (i) => ({ gasLimit: 80_000n, to: token, data: transferData(recipient('warm-erc20', i), 1n) }),
-      WARMUP,
-    );
+    const warm = signTransfers(first, token, 'warm-', WARMUP);
     const call = makeClient(url);
     try {
-      await warmUp(call, warmEth);
-      await warmUp(call, warmErc);
+      await warmUp(call, warm.eth);
+      await warmUp(call, warm.erc20);
     } finally {
       call.close();
     }
-    first += 2n * per;
+    first = warm.next;
   }
   log(`${name}: signing ${COUNT} ETH and ${COUNT} token transfers`);
-  const eth = signBatch(first, (i) => ({ gasLimit: 21_000n, to: recipient('eth', i), value: 1n }));
-  const perSender = BigInt(Math.ceil(COUNT / SENDERS));
-  const erc20 = signBatch(first + perSender, (i) => ({
-    gasLimit: 80_000n,
-    to: token,
-    data: transferData(recipient('erc20', i), 1n),
-  }));
+  const { eth, erc20 } = signTransfers(first, token, '', COUNT);
   const call = makeClient(url);
   log(`${name}: ETH transfers`);
   const ethResult = await phase(call, 'ETH transfers', eth, pid);

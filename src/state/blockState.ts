@@ -17,7 +17,15 @@
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common';
 import { RLP } from '@ethereumjs/rlp';
 import { CODEHASH_PREFIX, OriginalStorageCache } from '@ethereumjs/statemanager';
-import { Account, type Address, equalsBytes, KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util';
+import {
+  Account,
+  type Address,
+  equalsBytes,
+  KECCAK256_NULL,
+  KECCAK256_RLP,
+  MAX_INTEGER,
+  MAX_UINT64,
+} from '@ethereumjs/util';
 import { keccak256 } from '../crypto/index.js';
 import { rlpBytesList } from '../util/rlpWrite.js';
 import { unpaddedWordBytes } from '../util/word.js';
@@ -27,8 +35,6 @@ import type { StateSnapshot } from './stateSnapshot.js';
 import { addressKey, bytesToHexKey, hexKeyToBytes, type TrieStore } from './trieStore.js';
 
 const EMPTY = new Uint8Array(0);
-const MAX_UINT64 = (1n << 64n) - 1n;
-const MAX_UINT256 = (1n << 256n) - 1n;
 const CODE_PREFIX_HEX = bytesToHexKey(CODEHASH_PREFIX);
 
 /** Committed accounts plus slots kept before the maps are dropped (at a block boundary). */
@@ -706,7 +712,7 @@ export function accountLeaf(
     nonce < 0n ||
     nonce > MAX_UINT64 ||
     balance < 0n ||
-    balance > MAX_UINT256 ||
+    balance > MAX_INTEGER ||
     storageRoot.length !== 32 ||
     codeHash.length !== 32
   )

@@ -16,8 +16,9 @@ export function wordBytes(value: bigint): Uint8Array {
 }
 
 /**
- * A storage value (0 ≤ value < 2^256) as its big-endian bytes without leading zeros (zero is no
- * bytes), as the state keeps slot values, by the same pass over the bigint's hex digits.
+ * A value 0 ≤ value < 2^256 as its big-endian bytes without leading zeros (zero is no bytes), as the
+ * state keeps slot values and an account's leaf carries its nonce and balance, by the same pass over
+ * the bigint's hex digits.
  */
 export function unpaddedWordBytes(value: bigint): Uint8Array {
   if (value === 0n) return new Uint8Array(0);
